@@ -1,0 +1,213 @@
+"""When no official wheel fits, or a better one needs a change: the reason and the options, with commands."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import List, Optional, Tuple
+
+from gpudoctor.compat.arch import TEGRA_CCS, arch_support
+from gpudoctor.compat.base import CC, Confidence, major_minor, python_tuple, weakest
+from gpudoctor.compat.cc import parse_arch_token
+from gpudoctor.compat.options import conda_kepler_option, cpu_option, source_build_option
+from gpudoctor.compat.recommendation import (
+    DRIVER_TOO_OLD,
+    GPU_UNSUPPORTED,
+    MIXED_GPUS,
+    PYTHON_UNSUPPORTED,
+    Option,
+    Recommendation,
+    same_public_version,
+)
+from gpudoctor.compat.releases import RELEASES, Release, pairing, release_for_torch, split_local_version
+from gpudoctor.compat.search import (
+    Candidate,
+    Machine,
+    candidates,
+    driver_need,
+    install_line,
+    search,
+    variant_problem,
+)
+from gpudoctor.compat.wheels import published_variants, wheel_arch_list
+
+
+def _platform(target: Machine) -> str:
+    return f"{target.system} {target.machine}"
+
+
+def _pip(c: Candidate, current: Optional[str], vision: bool, audio: bool, fresh: bool = False) -> str:
+    pair = c.release.latest
+    force = not fresh and same_public_version(current, pair.torch)
+    return "pip " + install_line(pair.torch, pair.torchvision if vision else None,
+                                 pair.torchaudio if audio else None, c.variant, force)
+
+
+def _need(c: Candidate) -> str:
+    return driver_need(c.requirement)
+
+
+def _upgrade_confidence(c: Candidate) -> Confidence:
+    """An upgrade to the minimum rests on the build's rows and on the minimum itself."""
+    return weakest([c.confidence] + ([c.requirement.confidence] if c.requirement else []))
+
+
+def _venv(release: Release) -> Tuple[str, str]:
+    top = f"{release.python[1][0]}.{release.python[1][1]}"
+    return top, f"python{top} -m venv .venv-torch"
+
+
+def why_not_newest(chosen: Candidate, target: Machine) -> Optional[str]:
+    """Why the newest release is not the one recommended, variant by variant."""
+    newest = RELEASES[0]
+    if chosen.release is newest:
+        return None
+    if newest.supports_python(target.python) is False:
+        return f"torch {newest.latest.torch} supports Python {newest.python_text}, not {target.python}."
+    problems = []
+    for variant in published_variants(newest.latest.torch, target.system, target.machine):
+        problem = variant_problem(newest, variant, target)
+        if problem:
+            problems.append(f"{variant}: {problem}")
+    if not problems:
+        return None
+    return f"torch {newest.latest.torch} is not an option: " + "; ".join(problems) + "."
+
+
+def driver_upgrade_option(chosen: Candidate, target: Machine, current: Optional[str], vision: bool,
+                          audio: bool) -> Optional[Option]:
+    """A newer release that a driver upgrade would allow."""
+    if target.driver is None:
+        return None
+    better = search(target, ignore_driver=True)
+    if better is None or RELEASES.index(better.release) >= RELEASES.index(chosen.release):
+        return None
+    return Option(f"Or upgrade to {_need(better)} and install torch "
+                  f"{better.torch}+{better.variant}.", (_pip(better, current, vision, audio),),
+                  _upgrade_confidence(better))
+
+
+def stay_option(chosen: Candidate, target: Machine, current: Optional[str], vision: bool,
+                audio: bool) -> Optional[Option]:
+    """Keep the installed torch version, with a build that serves this machine."""
+    public, _ = split_local_version(current or "")
+    release = release_for_torch(public)
+    pair = pairing(public)
+    if release is None or pair is None or release is chosen.release:
+        return None
+    if release.supports_python(target.python) is False:
+        return None
+    found = candidates(release, target)
+    if not found:
+        return None
+    best = max(found, key=lambda c: (c.native, major_minor(c.cuda)))
+    args = install_line(pair.torch, pair.torchvision if vision else None, pair.torchaudio if audio else None,
+                        best.variant, same_public_version(current, pair.torch))
+    return Option(f"Or keep torch {pair.torch} and install its {best.variant} build.", (f"pip {args}",),
+                  best.confidence)
+
+
+def _platform_tokens(target: Machine) -> List[Tuple[str, str]]:
+    """(token, "torch+variant") for every official wheel of this platform, newest release first."""
+    found = []
+    for release in RELEASES:
+        for variant in published_variants(release.latest.torch, target.system, target.machine):
+            arch = wheel_arch_list(release.latest.torch, variant, target.system, target.machine)
+            found += [(token, f"{release.latest.torch}+{variant}") for token in (arch.tokens if arch else ())]
+    return found
+
+
+def _gpu_problem(cc: CC, label: str, target: Machine) -> str:
+    """Why no official wheel of this platform serves one GPU."""
+    tokens = _platform_tokens(target)
+    cubins = [(parsed.cc, token, where) for token, where in tokens
+              for parsed in (parse_arch_token(token),) if parsed and not parsed.ptx]
+    reason = arch_support([token for token, _ in tokens], cc).reason
+    where = _platform(target)
+    if reason == "too_old" and cubins:
+        _, low, low_where = min(cubins, key=lambda item: item[0])
+        return (f"{label} is older than every official wheel for {where} (the oldest kernels are {low}, last "
+                f"shipped in torch {low_where})")
+    if reason == "tegra" or cc in TEGRA_CCS:
+        return f"{label} is a Tegra/Jetson GPU and no official wheel for {where} has kernels for it"
+    high = max(cubins, key=lambda item: item[0])[1] if cubins else "none"
+    return f"{label} is newer than every official wheel's kernels for {where} (the newest are {high})"
+
+
+def _per_gpu_option(target: Machine, cc: CC, labels: List[str], vision: bool, audio: bool) -> Option:
+    """One environment for the GPUs of one compute capability."""
+    names = ", ".join(label for label, g in zip(labels, target.gpus) if g == cc)
+    alone = replace(target, gpus=(cc,))
+    sub, extra = search(alone), ""
+    if sub is None:
+        sub = search(alone, ignore_driver=True)
+        extra = f", after upgrading to {_need(sub)}" if sub else ""
+    if sub is None:
+        return Option(f"For {names}: no official build supports Python {target.python}.")
+    return Option(f"For {names}: torch {sub.torch}+{sub.variant} in its own environment{extra}, with "
+                  "CUDA_VISIBLE_DEVICES naming only those GPUs.", (_pip(sub, None, vision, audio, fresh=True),),
+                  sub.confidence)
+
+
+def explain(target: Machine, labels: List[str], current: Optional[str], vision: bool, audio: bool) -> Recommendation:
+    """ok=False: the reason no official wheel fits, and the options."""
+    options: List[Option] = []
+    py = python_tuple(target.python)
+    py_text = f"{py[0]}.{py[1]}" if py else "unknown"
+    if search(target, ignore_driver=True, ignore_python=True) is None:
+        lonely = [i for i, cc in enumerate(target.gpus)
+                  if search(replace(target, gpus=(cc,)), ignore_driver=True, ignore_python=True) is None]
+        if lonely:
+            reason = GPU_UNSUPPORTED
+            text = "No official PyTorch wheel can use this GPU: " + "; ".join(
+                _gpu_problem(target.gpus[i], labels[i], target) for i in lonely) + "."
+        else:
+            reason = MIXED_GPUS
+            text = (f"No single official PyTorch build has kernels for all of {', '.join(labels)}: each needs a "
+                    "different build.")
+            for cc in sorted(set(target.gpus)):
+                options.append(_per_gpu_option(target, cc, labels, vision, audio))
+        options.append(source_build_option(target))
+        conda = conda_kepler_option(target)
+        if conda:
+            options.append(conda)
+    elif py is not None and search(target, ignore_driver=True) is None:
+        reason = PYTHON_UNSUPPORTED
+        runnable = search(replace(target, python=None))
+        other = runnable or search(replace(target, python=None), ignore_driver=True)
+        assert other is not None
+        text = (f"No PyTorch release that can serve these GPUs supports Python {py_text}: torch "
+                f"{other.torch}+{other.variant} needs Python {other.release.python_text}.")
+        top, venv = _venv(other.release)
+        extra = "" if runnable else f" after upgrading to {_need(other)}"
+        options.append(Option(f"Create an environment with Python {top} and install torch {other.torch}+"
+                               f"{other.variant} there{extra}.", (venv, _pip(other, None, vision, audio, True)),
+                              other.confidence))
+    else:
+        reason = DRIVER_TOO_OLD
+        best = search(target, ignore_driver=True)
+        assert best is not None
+        text = (f"The NVIDIA driver {target.driver} (CUDA {target.driver_cuda or 'unknown'}) is too old for every "
+                f"official build that serves these GPUs on Python {py_text}: the least they need is "
+                f"{_need(best)} (torch {best.torch}+{best.variant}).")
+        upgrade = f"Upgrade to {_need(best)} and install torch {best.torch}+{best.variant}."
+        if any(cc in TEGRA_CCS for cc in target.gpus):
+            upgrade += " On Jetson the driver comes with JetPack/L4T: upgrade JetPack, or use NVIDIA's Jetson builds."
+        options.append(Option(upgrade, (_pip(best, current, vision, audio),), _upgrade_confidence(best)))
+        older = search(replace(target, python=None))
+        if older is not None and py is not None:
+            top, venv = _venv(older.release)
+            options.append(Option(f"Or keep this driver and use Python {older.release.python_text} with torch "
+                                  f"{older.torch}+{older.variant}.", (venv, _pip(older, None, vision, audio, True)),
+                                  older.confidence))
+    cpu = cpu_option(target, current, vision, audio)
+    if cpu is not None:
+        options.append(cpu)
+    return Recommendation(False, text, reason=reason, options=tuple(options), confidence=_verdict_confidence(target))
+
+
+def _verdict_confidence(target: Machine) -> Confidence:
+    """How sure "nothing fits" is: the weakest arch list of the newest release for this platform."""
+    newest = RELEASES[0].latest.torch
+    lists = [wheel_arch_list(newest, v, target.system, target.machine)
+             for v in published_variants(newest, target.system, target.machine)]
+    return weakest(a.confidence for a in lists if a is not None)

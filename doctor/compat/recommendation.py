@@ -1,0 +1,63 @@
+"""The recommender's answer: the build to install as exact pip commands, or why none fits and the options."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from gpudoctor.compat.base import C, Confidence
+from gpudoctor.compat.releases import split_local_version
+
+# Why no official wheel fits (Recommendation.reason).
+GPU_UNSUPPORTED = "gpu_unsupported"
+MIXED_GPUS = "mixed_gpus"
+DRIVER_TOO_OLD = "driver_too_old"
+PYTHON_UNSUPPORTED = "python_unsupported"
+PLATFORM_UNSUPPORTED = "platform_unsupported"
+
+
+@dataclass(frozen=True)
+class Option:
+    """One way forward besides (or instead of) the recommended wheel."""
+
+    text: str
+    commands: Tuple[str, ...] = ()
+    confidence: Confidence = C
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """What to install, as an exact pip command; or, with ``ok`` False, why nothing official fits and the options."""
+
+    ok: bool
+    text: str
+    torch: Optional[str] = None  # "2.14.1+cu126" ("2.14.1" for a plain PyPI wheel)
+    torchvision: Optional[str] = None
+    torchaudio: Optional[str] = None
+    variant: Optional[str] = None  # "cu126"; None for a plain PyPI wheel (macOS)
+    cuda: Optional[str] = None  # "12.6"
+    index_url: Optional[str] = None
+    pip_args: str = ""  # the arguments after `pip`: "install --force-reinstall torch==... --index-url ..."
+    commands: Tuple[str, ...] = ()  # ("pip install ...",)
+    confidence: Confidence = C
+    # gpu_unsupported | mixed_gpus | driver_too_old | python_unsupported | platform_unsupported
+    reason: Optional[str] = None
+    options: Tuple[Option, ...] = ()
+    notes: Tuple[str, ...] = ()
+    sources: Tuple[str, ...] = ()
+
+    def command(self, python: Optional[str] = None) -> str:
+        """The install command for a target interpreter ("/venv/bin/python -m pip install ..."), or with plain pip."""
+        if not self.pip_args:
+            return ""
+        if python is None:
+            return f"pip {self.pip_args}"
+        return f"{shlex.quote(python)} -m pip {self.pip_args}"
+
+
+def same_public_version(current_torch: Optional[str], torch: str) -> bool:
+    """Whether the installed torch has this public version, so that `torch==X` would keep its variant."""
+    if not current_torch:
+        return False
+    return split_local_version(current_torch)[0] == split_local_version(torch)[0]

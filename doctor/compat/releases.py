@@ -1,0 +1,241 @@
+"""PyTorch releases: torchvision/torchaudio pairings, Python ranges, CUDA and ROCm variants, index URLs."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from gpudoctor.compat.base import C, Confidence, S, U, normalise_variant, python_tuple
+
+PY = Tuple[int, int]
+_RELEASE_SOURCE = (
+    "pytorch/test-infra release/X.Y generate_binary_build_matrix.py; pytorch.github.io previous-versions; "
+    "pytorch/vision README table"
+)
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """A torch patch release with the torchvision and torchaudio that belong to it."""
+
+    torch: str
+    torchvision: str
+    torchaudio: Optional[str]
+    confidence: Confidence = C  # of the torch <-> torchvision pairing
+    torchaudio_confidence: Confidence = C
+    also: Tuple[str, ...] = ()  # other torchvision versions made for this torch
+    note: str = ""
+    inferred: bool = False  # the pairing follows a rule rather than a published table
+
+
+@dataclass(frozen=True)
+class Release:
+    """One row of the release matrix: a torch minor version and what was published for it."""
+
+    minor: str  # "2.6"
+    torchvision: str  # "0.21"
+    torchaudio: str  # "2.6"
+    python: Tuple[PY, PY]  # inclusive range of torch wheels, ((3, 9), (3, 13))
+    cuda_variants: Tuple[str, ...]  # download.pytorch.org indexes with Linux x86_64 CUDA wheels
+    pypi_default: str  # the variant `pip install torch` gets from PyPI on Linux x86_64
+    rocm_variants: Tuple[str, ...]
+    patches: Tuple[Pairing, ...]  # oldest first
+    confidence: Confidence = C
+    notes: Tuple[str, ...] = ()
+    torchvision_python: Optional[Tuple[PY, PY]] = None  # torchvision README's own range
+    source: str = _RELEASE_SOURCE
+
+    @property
+    def latest(self) -> Pairing:
+        return self.patches[-1]
+
+    def supports_python(self, python_version: Optional[str]) -> Optional[bool]:
+        """True/False for a Python version ("3.11.4"); None when it cannot be parsed."""
+        py = python_tuple(python_version)
+        if py is None:
+            return None
+        return self.python[0] <= py <= self.python[1]
+
+    @property
+    def python_text(self) -> str:
+        (a, b), (c, d) = self.python
+        return f"{a}.{b}-{c}.{d}"
+
+
+def _p(spec: str, conf: Confidence = C, ta_conf: Confidence = C, also: Tuple[str, ...] = (), note: str = "",
+       inferred: bool = False) -> Pairing:
+    torch, vision, audio = spec.split()
+    return Pairing(torch, vision, None if audio == "-" else audio, conf, ta_conf, also, note, inferred)
+
+
+def _r(minor: str, vision: str, audio: str, python: str, cuda: str, default: str, rocm: str,
+       patches: Tuple[Pairing, ...], notes: Tuple[str, ...] = (), vision_python: str = "") -> Release:
+    lo, hi = python.split("-")
+
+    def py(text: str) -> PY:
+        major, minor_ = text.split(".")
+        return (int(major), int(minor_))
+
+    vp = None
+    if vision_python:
+        vlo, vhi = vision_python.split("-")
+        vp = (py(vlo), py(vhi))
+    return Release(minor, vision, audio, (py(lo), py(hi)), tuple(cuda.split()), default, tuple(rocm.split()),
+                   patches, C, notes, vp)
+
+
+_AUDIO_STABLE = "torchaudio 2.11 is built against the stable ABI and supports torch 2.11 and later"
+
+# Newest first.
+RELEASES: Tuple[Release, ...] = (
+    _r("2.14", "0.29", "2.11", "3.10-3.14", "cu126 cu130 cu132", "cu130", "rocm7.2 rocm7.14",
+       (_p("2.14.0 0.29.0 2.11.0", ta_conf=U, note="torchvision 0.29.0 pins torch==2.14.0"),
+        _p("2.14.1 0.29.1 2.11.0", C, U, also=("0.29.2",), inferred=True,
+           note="paired by the 0.(minor+15).patch rule; torchvision 0.29.1 and 0.29.2 require torch>=2.14.0")),
+       ("3.15 only on nightly/test builds", "RFC #190355 had proposed CUDA 13.2 as the PyPI default",
+        f"torchaudio for 2.14: UNCONFIRMED ({_AUDIO_STABLE})", "ROCm 7.14 as written in the sources")),
+    _r("2.13", "0.28", "2.11", "3.10-3.14", "cu126 cu130 cu132", "cu130", "rocm7.1 rocm7.2",
+       (_p("2.13.0 0.28.0 2.11.0", ta_conf=U, note="torchvision 0.28.0 pins torch==2.13.0"),),
+       ("3.15/3.15t torch-only preview wheels", "release/2.13 also built cu129; publication UNCONFIRMED",
+        "2.13.0 cu130 shipped compute_120 PTX by mistake",
+        f"torchaudio for 2.13: UNCONFIRMED ({_AUDIO_STABLE})"), "3.10-3.14"),
+    _r("2.12", "0.27", "2.11", "3.10-3.14", "cu126 cu130 cu132", "cu130", "rocm7.1 rocm7.2",
+       (_p("2.12.0 0.27.0 2.11.0"), _p("2.12.1 0.27.1 2.11.0")),
+       ("cu128 removed", _AUDIO_STABLE), "3.10-3.14"),
+    _r("2.11", "0.26", "2.11", "3.10-3.14", "cu126 cu128 cu130", "cu128", "rocm7.1 rocm7.2",
+       (_p("2.11.0 0.26.0 2.11.0"),),
+       ("PyPI default: test-infra release/2.11 says 12.8; RFC #172663 proposed 13.0",), "3.10-3.14"),
+    _r("2.10", "0.25", "2.10", "3.10-3.14", "cu126 cu128 cu130", "cu128", "rocm7.0 rocm7.1",
+       (_p("2.10.0 0.25.0 2.10.0"),), vision_python="3.10-3.14"),
+    _r("2.9", "0.24", "2.9", "3.10-3.14", "cu126 cu128 cu130", "cu128", "rocm6.3 rocm6.4",
+       (_p("2.9.0 0.24.0 2.9.0"), _p("2.9.1 0.24.1 2.9.1")), vision_python="3.10-3.14"),
+    _r("2.8", "0.23", "2.8", "3.9-3.13", "cu126 cu128 cu129", "cu128", "rocm6.3 rocm6.4",
+       (_p("2.8.0 0.23.0 2.8.0"),), vision_python="3.9-3.13"),
+    _r("2.7", "0.22", "2.7", "3.9-3.13", "cu118 cu126 cu128", "cu126", "rocm6.2.4 rocm6.3",
+       (_p("2.7.0 0.22.0 2.7.0"), _p("2.7.1 0.22.1 2.7.1")), vision_python="3.9-3.13"),
+    _r("2.6", "0.21", "2.6", "3.9-3.13", "cu118 cu124 cu126", "cu124", "rocm6.1 rocm6.2.4",
+       (_p("2.6.0 0.21.0 2.6.0"),), vision_python="3.9-3.12"),
+    _r("2.5", "0.20", "2.5", "3.9-3.12", "cu118 cu121 cu124", "cu124", "rocm6.1 rocm6.2",
+       (_p("2.5.0 0.20.0 2.5.0"), _p("2.5.1 0.20.1 2.5.1")), ("Python 3.13 experimental",), "3.9-3.12"),
+    _r("2.4", "0.19", "2.4", "3.8-3.12", "cu118 cu121 cu124", "cu121", "rocm6.0 rocm6.1",
+       (_p("2.4.0 0.19.0 2.4.0"), _p("2.4.1 0.19.1 2.4.1")),
+       ("Windows: torch 2.4.0 fbgemm.dll fails to load (WinError 126); fixed in 2.4.1",), "3.8-3.12"),
+    _r("2.3", "0.18", "2.3", "3.8-3.12", "cu118 cu121", "cu121", "rocm5.7 rocm6.0",
+       (_p("2.3.0 0.18.0 2.3.0"), _p("2.3.1 0.18.1 2.3.1")), vision_python="3.8-3.12"),
+    _r("2.2", "0.17", "2.2", "3.8-3.12", "cu118 cu121", "cu121", "rocm5.6 rocm5.7",
+       (_p("2.2.0 0.17.0 2.2.0"), _p("2.2.1 0.17.1 2.2.1"), _p("2.2.2 0.17.2 2.2.2")),
+       ("Python 3.12 experimental",), "3.8-3.11"),
+    _r("2.1", "0.16", "2.1", "3.8-3.11", "cu118 cu121", "cu121", "rocm5.5 rocm5.6",
+       (_p("2.1.0 0.16.0 2.1.0"), _p("2.1.1 0.16.1 2.1.1"), _p("2.1.2 0.16.2 2.1.2")), vision_python="3.8-3.11"),
+    _r("2.0", "0.15", "2.0", "3.8-3.11", "cu117 cu118", "cu117", "rocm5.4.2",
+       (_p("2.0.0 0.15.1 2.0.1"), _p("2.0.1 0.15.2 2.0.2")), vision_python="3.8-3.11"),
+    _r("1.13", "0.14", "0.13", "3.7-3.10", "cu116 cu117", "cu117", "rocm5.2",
+       (_p("1.13.0 0.14.0 0.13.0"), _p("1.13.1 0.14.1 0.13.1")), vision_python="3.7-3.10"),
+    _r("1.12", "0.13", "0.12", "3.7-3.10", "cu102 cu113 cu116", "cu102", "rocm5.1.1",
+       (_p("1.12.0 0.13.0 0.12.0"), _p("1.12.1 0.13.1 0.12.1")), vision_python="3.7-3.10"),
+    _r("1.11", "0.12", "0.11", "3.7-3.10", "cu102 cu113 cu115", "cu102", "rocm4.5.2",
+       (_p("1.11.0 0.12.0 0.11.0"),), ("pip cu115 wheels UNCONFIRMED",), "3.7-3.10"),
+    _r("1.10", "0.11", "0.10", "3.6-3.9", "cu102 cu111 cu113", "cu102", "rocm4.0.1 rocm4.1 rocm4.2",
+       (_p("1.10.0 0.11.1 0.10.0", also=("0.11.0",)), _p("1.10.1 0.11.2 0.10.1"),
+        _p("1.10.2 0.11.3 0.10.2", S, note="from a README-derived copy")),
+       ("pip cu113 wheels UNCONFIRMED",), "3.6-3.9"),
+    _r("1.9", "0.10", "0.9", "3.6-3.9", "cu102 cu111", "cu102", "rocm4.0.1 rocm4.1 rocm4.2",
+       (_p("1.9.0 0.10.0 0.9.0"), _p("1.9.1 0.10.1 0.9.1")), vision_python="3.6-3.9"),
+)
+
+_BY_MINOR = {r.minor: r for r in RELEASES}
+_PRE = re.compile(r"(a|b|rc|dev|alpha|beta)\d*", re.IGNORECASE)
+
+
+def split_local_version(version: str) -> Tuple[str, Optional[str]]:
+    """ "2.6.0+cu126" -> ("2.6.0", "cu126"); "2.6.0" -> ("2.6.0", None)."""
+    text = (version or "").strip()
+    public, sep, local = text.partition("+")
+    return public, (local if sep and local else None)
+
+
+def _numbers(version: Optional[str]) -> Optional[Tuple[int, ...]]:
+    if not isinstance(version, str):
+        return None
+    public, _ = split_local_version(version)
+    match = re.match(r"^v?(\d+)\.(\d+)(?:\.(\d+))?", public)
+    if not match:
+        return None
+    parts = [int(match.group(1)), int(match.group(2))]
+    if match.group(3) is not None:
+        parts.append(int(match.group(3)))
+    return tuple(parts)
+
+
+def _is_prerelease(version: str) -> bool:
+    public, _ = split_local_version(version)
+    return bool(_PRE.search(re.sub(r"^v?[\d.]+", "", public)))
+
+
+def release_for_torch(version: Optional[str]) -> Optional[Release]:
+    """The matrix row for a torch version ("2.6.0+cu126", "2.6", "2.6.0a0+git...") or None when unknown."""
+    parts = _numbers(version)
+    if parts is None:
+        return None
+    return _BY_MINOR.get(f"{parts[0]}.{parts[1]}")
+
+
+def pairing(torch_version: Optional[str]) -> Optional[Pairing]:
+    """The torchvision/torchaudio pairing of a torch release; unknown 2.x patches follow the 0.(minor+15) rule."""
+    parts = _numbers(torch_version)
+    release = release_for_torch(torch_version)
+    if parts is None or release is None or _is_prerelease(torch_version or ""):
+        return None
+    public = ".".join(str(p) for p in (parts if len(parts) == 3 else parts + (0,)))
+    for item in release.patches:
+        if item.torch == public:
+            return item
+    if parts[0] == 2 and parts[1] >= 1:
+        audio = release.latest.torchaudio if parts[1] >= 12 else public
+        return Pairing(public, f"0.{parts[1] + 15}.{public.split('.')[2]}", audio, U, U,
+                       note="not in the release table; torchvision inferred from the 0.(minor+15).patch rule",
+                       inferred=True)
+    return None
+
+
+def matching_torchvision(torch_version: Optional[str]) -> Optional[str]:
+    """The torchvision released with a torch version: "2.6.0" -> "0.21.0", "2.12.1" -> "0.27.1"."""
+    found = pairing(torch_version)
+    return found.torchvision if found else None
+
+
+def matching_torchaudio(torch_version: Optional[str]) -> Optional[str]:
+    """The torchaudio to install with a torch version ("2.12.1" -> "2.11.0", the stable-ABI build)."""
+    found = pairing(torch_version)
+    return found.torchaudio if found else None
+
+
+def torch_for_torchvision(torchvision_version: Optional[str]) -> Optional[str]:
+    """The torch a torchvision version was made for: "0.21.0" -> "2.6.0", "0.15.1" -> "2.0.0"."""
+    parts = _numbers(torchvision_version)
+    if parts is None or parts[0] != 0:
+        return None
+    public = ".".join(str(p) for p in (parts if len(parts) == 3 else parts + (0,)))
+    for release in RELEASES:
+        for item in release.patches:
+            if item.torchvision == public or public in item.also:
+                return item.torch
+    if parts[1] >= 16:
+        candidate = f"2.{parts[1] - 15}.{public.split('.')[2]}"
+        if release_for_torch(candidate) is not None:
+            return candidate
+    return None
+
+
+def index_url(variant: str) -> str:
+    """The download.pytorch.org index of a variant: "cu126" -> "https://download.pytorch.org/whl/cu126"."""
+    text = normalise_variant(variant)
+    if text is None:
+        raise ValueError(f"not a PyTorch wheel variant: {variant!r}")
+    return f"https://download.pytorch.org/whl/{text}"
+
+
+def python_supported_by(python_version: Optional[str]) -> Tuple[Release, ...]:
+    """The releases whose torch wheels cover this Python, newest first."""
+    return tuple(r for r in RELEASES if r.supports_python(python_version))
