@@ -4,6 +4,27 @@ from __future__ import annotations
 
 from typing import List
 
+from gpudoctor.checks import (
+    device_map,
+    devices,
+    driver,
+    driver_state,
+    env_vars,
+    gpu_arch,
+    gpu_health,
+    torch_install,
+    torchvision,
+)
 from gpudoctor.registry import Check
 
-CHECKS: List[Check] = []
+CHECKS: List[Check] = [
+    *driver.CHECKS,
+    *torch_install.CHECKS,
+    *gpu_arch.CHECKS,
+    *torchvision.CHECKS,
+    *devices.CHECKS,
+    *driver_state.CHECKS,
+    *device_map.CHECKS,
+    *gpu_health.CHECKS,
+    *env_vars.CHECKS,
+]

@@ -1,0 +1,203 @@
+"""Check that CUDA_VISIBLE_DEVICES leaves torch the GPUs the machine has, the way CUDA itself parses it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator, List, Optional, Tuple
+
+from gpudoctor.checks import _fix
+from gpudoctor.facts import Facts, Gpu
+from gpudoctor.model import Finding, Fix, Severity
+from gpudoctor.registry import Check, Skip, check
+
+VAR = "CUDA_VISIBLE_DEVICES"
+
+
+@dataclass(frozen=True)
+class Visible:
+    """What CUDA makes of CUDA_VISIBLE_DEVICES: the devices it keeps, in order, and where it stopped."""
+
+    devices: Tuple[Tuple[str, str], ...]  # (entry, description of the device it selects)
+    stopped_at: Optional[str] = None  # the first entry CUDA could not use; it ignores it and everything after
+    why: str = ""  # why it stopped, or why the whole list was thrown away
+    emptied: bool = False  # a repeated or ambiguous entry makes CUDA discard the whole list
+
+
+def describe(gpu: Gpu) -> str:
+    parts = [p for p in (gpu.name, gpu.pci_bus_id) if p]
+    return f"GPU {gpu.index}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def _ordinal(entry: str) -> Optional[int]:
+    """CUDA reads each entry like strtoul: leading digits count, ``1gpu`` is 1, anything else stops the list."""
+    match = re.match(r"^\+?(\d+)", entry.strip())
+    return int(match.group(1)) if match else None
+
+
+def parse_visible(value: str, gpus: Tuple[Gpu, ...], count: int) -> Visible:
+    """Apply CUDA's rules to the variable's value for a machine with these GPUs (NVML order)."""
+    entries = value.split(",")
+    kept: List[Tuple[str, str]] = []
+    seen: List[str] = []
+    by_uuid = value.strip().startswith(("GPU-", "MIG-"))
+    for entry in entries:
+        if by_uuid:
+            target, why, ambiguous = _match_uuid(entry.strip(), gpus)
+        else:
+            number = _ordinal(entry)
+            ambiguous = False
+            if number is None:
+                target, why = None, f"{entry.strip()!r} is not a GPU index" if entry.strip() else "an empty entry"
+            elif number >= count:
+                target, why = None, f"GPU {number} does not exist (NVML sees {_count_text(count)})"
+            else:
+                gpu = next((g for g in gpus if g.index == number), None)
+                target, why = (describe(gpu) if gpu else f"GPU {number}", "")
+        if ambiguous:
+            return Visible((), entry.strip(), why, emptied=True)
+        if target is None:
+            return Visible(tuple(kept), entry.strip(), why)
+        if target in seen:
+            return Visible((), entry.strip(), f"{target.split(' (')[0]} is listed twice", emptied=True)
+        seen.append(target)
+        kept.append((entry.strip(), target))
+    return Visible(tuple(kept))
+
+
+def _match_uuid(entry: str, gpus: Tuple[Gpu, ...]) -> Tuple[Optional[str], str, bool]:
+    """A GPU-/MIG- entry selects the one device whose UUID starts with it."""
+    if not entry.startswith(("GPU-", "MIG-")):
+        return None, f"{entry!r} is not a UUID like the entries before it", False
+    matches: List[str] = []
+    for gpu in gpus:
+        if gpu.uuid and gpu.uuid.startswith(entry):
+            matches.append(describe(gpu))
+        for mig in gpu.mig_devices:
+            if mig.startswith(entry):
+                matches.append(f"MIG device {mig} on {describe(gpu)}")
+    if not matches:
+        return None, f"{entry} is not the UUID of any GPU on this machine", False
+    if len(matches) > 1:
+        return None, f"{entry} matches more than one device", True
+    return matches[0], "", False
+
+
+def _count_text(count: int) -> str:
+    return "1 GPU, index 0" if count == 1 else f"{count} GPUs, indices 0-{count - 1}"
+
+
+def _plural(count: int) -> str:
+    return f"{count} GPU" + ("" if count == 1 else "s")
+
+
+def _mapping(visible: Visible, facts: Optional[Facts] = None) -> str:
+    text = "\n".join(f"cuda:{i} = {target}" for i, (_, target) in enumerate(visible.devices))
+    if facts is not None and _order_may_differ(facts):
+        text += ("\nIndices are read in nvidia-smi's (PCI bus) order; without CUDA_DEVICE_ORDER=PCI_BUS_ID, "
+                 "CUDA numbers different GPU models fastest first.")
+    return text
+
+
+def _order_may_differ(facts: Facts) -> bool:
+    value = facts.env.get(VAR) or ""
+    by_index = not value.strip().startswith(("GPU-", "MIG-"))
+    models = {g.name for g in facts.gpus}
+    return by_index and len(models) > 1 and facts.env.get("CUDA_DEVICE_ORDER") != "PCI_BUS_ID"
+
+
+def _gpu_list(gpus: Tuple[Gpu, ...]) -> str:
+    return "\n".join(describe(g) + (f", {g.uuid}" if g.uuid else "") for g in gpus)
+
+
+def _fix_for(facts: Facts, count: int, keep: Optional[str] = None) -> Fix:
+    commands = [_fix.unset_env(facts, VAR)]
+    if keep:
+        commands.append(_fix.export_env(facts, VAR, keep))
+    elif count > 0:
+        commands.append(_fix.export_env(facts, VAR, _fix.ordinal_list(count)))
+    return Fix(
+        "Unset the variable to use every GPU, or list only GPUs that exist. Set it before Python starts: "
+        "CUDA reads it once, when it initialises.",
+        tuple(commands),
+    )
+
+
+@check("devices", "Visible devices")
+def visible_devices(facts: Facts) -> Iterator[Finding]:
+    count = len(facts.gpus) or (facts.driver.gpu_count or 0)
+    if count == 0:
+        raise Skip("no NVIDIA GPU is known, so no devices can be hidden", "gpus")
+    value = facts.env.get(VAR)
+    torch = facts.torch
+    torch_count = torch.device_count if torch.cuda_compiled and not torch.hip and not torch.init_error else None
+    mig = any(g.mig_mode for g in facts.gpus)
+    if value is None:
+        if torch_count is not None and not mig and torch_count != count:
+            yield Finding(
+                code="devices.visible",
+                severity=Severity.WARNING,
+                summary=f"torch sees {_plural(torch_count)}, NVML sees {count} and {VAR} is not set",
+                detail="NVML:\n" + _gpu_list(facts.gpus),
+                fix=Fix("Check every GPU's state with nvidia-smi; a GPU in a bad state is counted by NVML but not "
+                        "by CUDA.",
+                        ("nvidia-smi -q -d PAGE_RETIREMENT,ECC,PERFORMANCE",)),
+                evidence=("gpus", "torch.device_count", "env.variables"),
+            )
+        return
+    shown = f'{VAR}="{value}"'
+    visible = parse_visible(value, facts.gpus, count)
+    if not visible.devices:
+        if value.strip() == "":
+            why = "an empty value hides every GPU"
+        elif value.strip() == "NoDevFiles":
+            why = "the batch scheduler sets NoDevFiles when the job was given no GPU; request GPUs for the job"
+        elif visible.emptied:
+            why = f"{visible.why}, and CUDA then discards the whole list"
+        else:
+            why = f"{visible.why}, and CUDA stops at the first entry it cannot use"
+        yield Finding(
+            code="devices.visible",
+            severity=Severity.ERROR,
+            summary=f"{shown} hides every GPU: NVML sees {_plural(count)}, CUDA is left with none",
+            detail=f"{why[0].upper()}{why[1:]}.\nGPUs on this machine:\n{_gpu_list(facts.gpus)}",
+            fix=_fix_for(facts, count),
+            evidence=("env.variables", "gpus"),
+        )
+        return
+    if visible.stopped_at is not None:
+        entries = [e.strip() for e in value.split(",")]
+        valid = [e for e in entries if parse_visible(e, facts.gpus, count).devices]
+        keep = ",".join(dict.fromkeys(valid))
+        yield Finding(
+            code="devices.visible",
+            severity=Severity.WARNING,
+            summary=(f"{shown}: {visible.why}; CUDA stops at the first invalid entry, so only "
+                     f"{_plural(len(visible.devices))} {'is' if len(visible.devices) == 1 else 'are'} visible"),
+            detail=f"What torch sees:\n{_mapping(visible, facts)}\nIgnored from {visible.stopped_at!r} on.",
+            fix=_fix_for(facts, count, keep),
+            evidence=("env.variables", "gpus"),
+        )
+        return
+    if torch_count is not None and not mig and torch_count != len(visible.devices):
+        yield Finding(
+            code="devices.visible",
+            severity=Severity.WARNING,
+            summary=f"torch sees {_plural(torch_count)}, but {shown} selects {len(visible.devices)}",
+            detail=f"Expected:\n{_mapping(visible, facts)}",
+            fix=Fix("Make sure the program does not change the variable after start-up, and check the GPUs with "
+                    "nvidia-smi.",
+                    ("nvidia-smi -L",)),
+            evidence=("env.variables", "gpus", "torch.device_count"),
+        )
+        return
+    yield Finding(
+        code="devices.mapping",
+        severity=Severity.INFO,
+        summary=f"{shown} selects {_plural(len(visible.devices))} of {count}",
+        detail=_mapping(visible, facts),
+        evidence=("env.variables", "gpus"),
+    )
+
+
+CHECKS: List[Check] = [visible_devices]
