@@ -103,6 +103,7 @@ class DriverFacts:
     smi_error_text: Optional[str] = None
     kernel_modules: Tuple[str, ...] = ()  # loaded GPU-related kernel modules (nvidia, nvidia_uvm, nouveau, ...)
     fabric_manager: Optional[str] = None  # running | stopped | missing | None (unknown / not applicable)
+    fabric_manager_version: Optional[str] = None  # "550.54.14" from `nv-fabricmanager --version`, when installed
     gpu_count: Optional[int] = None
 
 
@@ -175,6 +176,7 @@ class LibraryFacts:
 
     ld_library_path: Tuple[str, ...] = ()
     ldconfig_cuda: Tuple[Tuple[str, str], ...] = ()  # (soname, path) from `ldconfig -p` for CUDA/cuDNN/NCCL libraries
+    ld_library_path_cuda: Tuple[Tuple[str, str], ...] = ()  # (soname, path) of CUDA/cuDNN/NCCL libraries in LD_LIBRARY_PATH folders
     libcuda_paths: Tuple[str, ...] = ()  # every libcuda.so* the loader can see
     wsl_lib_dir: Optional[bool] = None  # /usr/lib/wsl/lib exists (WSL2 driver libraries)
     dll_search_dirs: Tuple[str, ...] = ()  # Windows: PATH entries and CUDA_PATH* holding CUDA DLLs
