@@ -12,6 +12,11 @@ from gpudoctor.checks import (
     env_vars,
     gpu_arch,
     gpu_health,
+    libs,
+    packages,
+    platform,
+    toolkit,
+    windows,
     torch_install,
     torchvision,
 )
@@ -27,4 +32,9 @@ CHECKS: List[Check] = [
     *device_map.CHECKS,
     *gpu_health.CHECKS,
     *env_vars.CHECKS,
+    *libs.CHECKS,
+    *packages.CHECKS,
+    *toolkit.CHECKS,
+    *windows.CHECKS,
+    *platform.CHECKS,
 ]

@@ -119,7 +119,9 @@ def rtx5090_cu126() -> Facts:
         torchvision=vision("0.21.0+cu126", "12.6", location="/home/ana/venv/lib/python3.12/site-packages/torchvision"),
         packages=dists(("2.6.0+cu126", CU12_DEPS_26), ("0.21.0+cu126", ("torch==2.6.0",)),
                        site="/home/ana/venv/lib/python3.12/site-packages",
-                       extra=(("nvidia-cudnn-cu12", "9.5.1.17"), ("triton", "3.2.0"))),
+                       extra=(("nvidia-cudnn-cu12", "9.5.1.17"), ("nvidia-cuda-nvrtc-cu12", "12.6.77"),
+                              ("nvidia-cuda-runtime-cu12", "12.6.77"), ("nvidia-cublas-cu12", "12.6.4.1"),
+                              ("nvidia-nccl-cu12", "2.21.5"), ("triton", "3.2.0"))),
         libraries=LibraryFacts(libcuda_paths=("/lib/x86_64-linux-gnu/libcuda.so.1",)),
         env=env(),
     )
@@ -240,7 +242,8 @@ def healthy_h100() -> Facts:
         packages=dists(("2.14.1", ("cuda-toolkit[cublas,cudart]==13.0.3; platform_system == \"Linux\"",
                                    "nvidia-cudnn-cu13==9.24.0.43; platform_system == \"Linux\"")),
                        ("0.29.1", ("torch>=2.14.0",)), site=site,
-                       extra=(("nvidia-cudnn-cu13", "9.24.0.43"), ("triton", "3.8.0"))),
+                       extra=(("nvidia-cudnn-cu13", "9.24.0.43"), ("cuda-toolkit", "13.0.3"),
+                              ("nvidia-cublas", "13.1.0.3"), ("nvidia-cuda-runtime", "13.0.96"), ("triton", "3.8.0"))),
         env=env(),
     )
 

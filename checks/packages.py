@@ -1,0 +1,278 @@
+"""Checks of the installed torch distributions: one torch on the path, and torch, torchvision and torchaudio released together."""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, Iterator, List, Optional
+
+from gpudoctor import compat
+from gpudoctor.checks import _fix
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Fix, Severity
+from gpudoctor.registry import check, need, skip
+
+DUPLICATE_LINKS = ("https://pip.pypa.io/en/stable/user_guide/#user-installs", "https://docs.python.org/3/library/site.html")
+RELEASE_LINKS = ("https://pytorch.org/get-started/previous-versions/", "https://docs.pytorch.org/audio/stable/installation.html")
+STABLE_ABI_AUDIO = (2, 11)  # torchaudio 2.11+ is built on torch's stable ABI and runs with that torch and any later one
+_USER_SITE = re.compile(
+    r"[\\/]\.local[\\/]lib[\\/]python([\d.]+)[\\/]site-packages$|AppData[\\/]Roaming[\\/]Python[\\/]Python\d+[\\/]site-packages$"
+    r"|[\\/]Library[\\/]Python[\\/][\d.]+[\\/]lib[\\/]python[\\/]site-packages$",
+    re.IGNORECASE,
+)
+
+
+def normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def parent(path: str) -> str:
+    return re.sub(r"[\\/]+[^\\/]+[\\/]*$", "", path)
+
+
+def torch_version(facts: Facts) -> Optional[str]:
+    return facts.torch.version or _fix.installed_version(facts, "torch")
+
+
+def index_for(variant: Optional[str]) -> Optional[str]:
+    """The download.pytorch.org index of a wheel variant; None for PyPI builds and source-build tags."""
+    try:
+        return compat.index_url(variant) if variant else None
+    except ValueError:
+        return None
+
+
+def torch_reinstall(facts: Facts, no_deps: bool = False) -> Optional[str]:
+    """``pip install --force-reinstall torch==X+tag --index-url ...``: the same build again, from its own index."""
+    version = torch_version(facts)
+    local = _fix.split_version(version or "")[1]
+    if not version or (local and index_for(local) is None):
+        return None
+    command = _fix.pip_install(facts, [f"torch=={version}"], index_for(local), force_reinstall=True)
+    return command + (" --no-deps" if no_deps else "")
+
+
+def release_set(facts: Facts, torch: str, variant: Optional[str], force_reinstall: bool = False) -> Optional[str]:
+    """Install torch ``torch`` as ``variant`` with the torchvision and torchaudio released with it, where installed."""
+    index = index_for(variant)
+    if variant and index is None:
+        return None
+    tag = f"+{variant}" if variant else ""
+    pair = compat.pairing(torch)
+    reqs = [f"torch=={torch}{tag}"]
+    if pair is not None and facts.torchvision.installed:
+        reqs.append(f"torchvision=={pair.torchvision}{tag}")
+    if pair is not None and pair.torchaudio and facts.torchaudio.installed:
+        reqs.append(f"torchaudio=={pair.torchaudio}{tag}")
+    return _fix.pip_install(facts, reqs, index, force_reinstall=force_reinstall)
+
+
+def _pythonpath(facts: Facts) -> List[str]:
+    value = facts.env.get("PYTHONPATH") or ""
+    return [e for e in value.split(";" if _fix.is_windows(facts) else ":") if e]
+
+
+def _kind(facts: Facts, site: str) -> str:
+    if any(e.rstrip("\\/") == site for e in _pythonpath(facts)):
+        return "PYTHONPATH"
+    if _USER_SITE.search(site):
+        return "user site"
+    return "conda environment" if re.search(r"conda|mamba|miniforge", site, re.IGNORECASE) else "site-packages"
+
+
+def _move_aside(facts: Facts, torch_dir: str) -> str:
+    q = _fix.shell_quote(facts, torch_dir)
+    return f"Rename-Item {q} torch.stray" if _fix.is_windows(facts) else f"mv {q} {_fix.shell_quote(facts, torch_dir + '.stray')}"
+
+
+def _removal(facts: Facts, torch_dir: str, imported: bool) -> Fix:
+    """How to take one torch directory off the path: edit PYTHONPATH, pip uninstall it, or move it aside."""
+    site = parent(torch_dir)
+    kind = _kind(facts, site)
+    if kind == "PYTHONPATH":
+        rest = [e for e in _pythonpath(facts) if e.rstrip("\\/") != site]
+        sep = ";" if _fix.is_windows(facts) else ":"
+        command = _fix.export_env(facts, "PYTHONPATH", sep.join(rest)) if rest else _fix.unset_env(facts, "PYTHONPATH")
+        return Fix(f"Take {site} out of PYTHONPATH, here and in the profile that sets it.", (command,))
+    if not any(d.location and d.location.rstrip("\\/") == site for d in facts.packages if normalise(d.name) == "torch"):
+        return Fix(f"{torch_dir} is not an installed distribution (a copied or source tree): move it aside.",
+                   (_move_aside(facts, torch_dir),))
+    if kind == "user site" and imported:
+        return Fix("Uninstall the user-site torch; pip removes the first torch on the path, which is this one.",
+                   (f"{_fix.python(facts)} -m pip uninstall -y torch",))
+    owner = re.match(r"^(.*)/lib/python([\d.]+)/site-packages$", site)
+    if owner is None or kind == "user site":
+        return Fix(f"Move {torch_dir} aside.", (_move_aside(facts, torch_dir),))
+    conda = f" (if conda installed it: conda remove -p {owner.group(1)} pytorch)" if "conda" in kind else ""
+    return Fix(f"Uninstall the torch in {site} with the Python it belongs to{conda}.",
+               (f"{_fix.shell_quote(facts, f'{owner.group(1)}/bin/python{owner.group(2)}')} -m pip uninstall -y torch",))
+
+
+@check("packages.duplicate-torch", "one torch installation")
+def duplicate_torch(facts: Facts) -> Iterator[Finding]:
+    t = facts.torch
+    if need(t.installed, "torch.installed", "whether torch is installed is not known") is False:
+        raise skip("torch is not installed")
+    dists = [d for d in facts.packages if normalise(d.name) == "torch"]
+    if not t.location:
+        raise skip("the directory torch is imported from is not known")
+    imported, site = t.location.rstrip("\\/"), parent(t.location.rstrip("\\/"))
+    version = t.version or "(unknown version)"
+    meta = {d.location.rstrip("\\/"): d.version for d in dists if d.location}
+    others = [o.rstrip("\\/") for o in t.other_locations if o.rstrip("\\/") != imported]
+    evidence = ("torch.location", "torch.other_locations", "packages")
+    if meta and site not in meta:
+        pip_side = "; ".join(f"{v} in {loc}" for loc, v in meta.items()) or dists[0].version
+        yield Finding(
+            "packages.duplicate-torch", Severity.ERROR,
+            f"Python imports torch {version} from {imported}, but pip's torch is {pip_side}",
+            f"Observed: import torch -> {imported} ({_kind(facts, site)}), with no installed-package metadata there. "
+            "Required: the torch that pip installed, so that pip and Python agree.",
+            _removal(facts, imported, True), DUPLICATE_LINKS, evidence,
+        )
+        return
+    if others and _kind(facts, site) in ("PYTHONPATH", "user site"):
+        hidden = "; ".join(f"torch {meta.get(parent(o), '')} in {parent(o)}".replace("torch  ", "torch ") for o in others)
+        yield Finding(
+            "packages.duplicate-torch", Severity.ERROR,
+            f"torch {version} from {site} ({_kind(facts, site)}) hides the environment's {hidden}",
+            f"Observed: import torch -> {imported}; also on the path: {', '.join(others)}. Required: one torch, "
+            "the environment's own; installing or upgrading torch in the environment changes nothing while this one comes first.",
+            _removal(facts, imported, True), DUPLICATE_LINKS, evidence,
+        )
+        return
+    for other in others:
+        where = parent(other)
+        yield Finding(
+            "packages.duplicate-torch", Severity.WARNING,
+            f"a second torch{(' ' + meta[where]) if where in meta else ''} in {where} ({_kind(facts, where)}) is hidden behind "
+            f"torch {version} from {site}",
+            f"Observed: {other} besides {imported}. Required: one torch on the path; the hidden one takes over when the other "
+            "is uninstalled and confuses pip and tools that scan the path.",
+            _removal(facts, other, False), DUPLICATE_LINKS, evidence,
+        )
+    same_place = [d for d in dists if d.location and d.location.rstrip("\\/") == site]
+    if len({d.version for d in same_place}) > 1:
+        versions = " and ".join(sorted(d.version for d in same_place))
+        reinstall = torch_reinstall(facts)
+        yield Finding(
+            "packages.duplicate-torch", Severity.WARNING, f"two torch installs recorded in {site}: {versions}",
+            "Observed: two torch metadata directories in one site-packages, the trace of conda and pip (or two pip runs) "
+            f"installing torch over each other. Required: one; the files on disk may be a mix of both.",
+            Fix("Remove conda's record of torch without touching the files, then reinstall one torch with pip.",
+                ("conda remove --force pytorch",) + ((reinstall,) if reinstall else ())),
+            DUPLICATE_LINKS, evidence,
+        )
+
+
+def _audio_fits(torch: str, audio: str) -> Optional[bool]:
+    """Whether torchaudio ``audio`` runs with torch ``torch``: the stable-ABI rule from 2.11, else the release table."""
+    audio_series, torch_series = _fix.release_series(audio), _fix.release_series(torch)
+    if audio_series is None or torch_series is None:
+        return None
+    if audio_series >= STABLE_ABI_AUDIO:
+        return torch_series >= audio_series
+    pair = compat.pairing(_fix.base_version(torch))
+    if pair is None or not pair.torchaudio:
+        return None
+    return _fix.release_series(pair.torchaudio) == audio_series
+
+
+def _tag(version: Optional[str]) -> Optional[str]:
+    return _fix.split_version(version or "")[1]
+
+
+def _build(facts: Facts, version: str) -> Optional[str]:
+    """The variant of a version: its +tag, or what PyPI ships (cpu off Linux x86_64); None when unknown."""
+    tag = _tag(version)
+    if tag:
+        return tag
+    if facts.platform.system in ("Windows", "Darwin"):
+        return "cpu"
+    release = compat.release_for_torch(torch_version(facts))
+    on_default = facts.platform.system == "Linux" and facts.platform.machine == "x86_64"
+    return release.pypi_default if release is not None and on_default else None
+
+
+@check("packages.torchaudio-mismatch", "torchaudio matches torch")
+def torchaudio_mismatch(facts: Facts) -> Iterator[Finding]:
+    audio = facts.torchaudio
+    known = audio.installed if audio.installed is not None else (facts.package("torchaudio") is not None if facts.packages else None)
+    if need(known, "torchaudio.installed", "whether torchaudio is installed is not known") is False:
+        raise skip("torchaudio is not installed")
+    torch = need(torch_version(facts), "torch.version", "the torch version is not known")
+    have = need(audio.version or _fix.installed_version(facts, "torchaudio"), "torchaudio.version")
+    fits = _audio_fits(torch, have)
+    pair = compat.pairing(_fix.base_version(torch))
+    t_tag, a_tag = _tag(torch), _tag(have)
+    t_cuda, a_cuda = _fix.cuda_major_minor(facts.torch.cuda or t_tag), _fix.cuda_major_minor(audio.cuda or a_tag)
+    problems: List[str] = []
+    if fits is False:
+        problems.append("it was released for another torch"
+                        + (f" (torch {_fix.base_version(torch)} goes with torchaudio {pair.torchaudio})" if pair and pair.torchaudio else ""))
+    if t_cuda and a_cuda and t_cuda != a_cuda:
+        problems.append(f"it is built for CUDA {_fix.format_cuda(a_cuda)}, torch for CUDA {_fix.format_cuda(t_cuda)}")
+    elif a_cuda and t_tag == "cpu":
+        problems.append(f"it is a CUDA {_fix.format_cuda(a_cuda)} build, torch a CPU build")
+    elif t_cuda and a_tag == "cpu":
+        problems.append("it is a CPU build beside a CUDA torch, so its GPU operators are missing")
+    if not problems and not audio.import_error:
+        return
+    broken = bool(audio.import_error) or fits is False or bool(t_cuda and a_cuda and t_cuda != a_cuda) or (a_cuda and t_tag == "cpu")
+    wanted = pair.torchaudio if pair and pair.torchaudio and fits is False else _fix.base_version(have)
+    command = _fix.pip_install(facts, [f"torchaudio=={wanted}" + (f"+{t_tag}" if t_tag else "")], index_for(t_tag), force_reinstall=True)
+    yield Finding(
+        "packages.torchaudio-mismatch", Severity.ERROR if broken else Severity.WARNING,
+        f"torchaudio {have} does not match torch {torch}" + (f": {problems[0]}" if problems else f" (import fails: {audio.import_error})"),
+        f"Observed: torchaudio {have} with torch {torch}: {'; '.join(problems) or 'import torchaudio fails'}."
+        + (f" Import error: {audio.import_error}." if audio.import_error and problems else "")
+        + " Required: the torchaudio released with this torch (2.11 and later: any torch at least as new), from torch's index."
+        + (" The torch/torchaudio pairing for this release is UNCONFIRMED." if pair and pair.torchaudio_confidence is not compat.Confidence.CONFIRMED else ""),
+        Fix("Reinstall torchaudio to match torch, from the index torch came from, without touching torch.", (command + " --no-deps",)),
+        RELEASE_LINKS, ("torchaudio.version", "torchaudio.cuda", "torch.version", "torch.cuda"),
+    )
+
+
+@check("packages.unreleased-combination", "torch, torchvision, torchaudio released together")
+def unreleased_combination(facts: Facts) -> Iterator[Finding]:
+    if facts.torch.installed is False:
+        raise skip("torch is not installed")
+    torch = need(torch_version(facts), "torch.version", "the torch version is not known")
+    base = _fix.base_version(torch)
+    pair = compat.pairing(base)
+    if pair is None:
+        yield Finding(
+            "packages.unreleased-combination", Severity.INFO,
+            f"torch {torch} is not a release this gpudoctor knows (a nightly, a source build or a newer release)",
+            "The release tables cannot say which torchvision and torchaudio belong with it.", evidence=("torch.version",),
+        )
+        return
+    members: Dict[str, str] = {"torch": torch}
+    for name in ("torchvision", "torchaudio"):
+        version = getattr(facts, name).version or _fix.installed_version(facts, name)
+        if version and getattr(facts, name).installed is not False:
+            members[name] = version
+    off: List[str] = []
+    vision, audio = members.get("torchvision"), members.get("torchaudio")
+    made_for = compat.torch_for_torchvision(_fix.base_version(vision)) if vision else None
+    if vision and made_for and _fix.release_series(made_for) != _fix.release_series(base):
+        off.append(f"torchvision {vision} belongs to torch {made_for}")
+    if audio and _audio_fits(torch, audio) is False:
+        off.append(f"torchaudio {audio} does not belong to torch {base}")
+    builds = {n: _build(facts, v) for n, v in members.items()}
+    if len({b for b in builds.values() if b}) > 1:
+        off.append("builds differ: " + ", ".join(f"{n} {b}" for n, b in builds.items() if b))
+    if not off:
+        return
+    installed = ", ".join(f"{n} {v}" for n, v in members.items())
+    released = ", ".join(x for x in (f"torch {base}", f"torchvision {pair.torchvision}", f"torchaudio {pair.torchaudio}" if pair.torchaudio else "") if x)
+    command = release_set(facts, base, _tag(torch), force_reinstall=True) or release_set(facts, base, None, force_reinstall=True)
+    yield Finding(
+        "packages.unreleased-combination", Severity.WARNING,
+        f"{installed} were never released together: {'; '.join(off)}",
+        f"Observed: {installed}. Required: a released set, here {released}, all of one build from one index.",
+        Fix("Install the released set together from torch's index.", (command,) if command else ()),
+        RELEASE_LINKS, ("torch.version", "torchvision.version", "torchaudio.version", "packages"),
+    )
+
+
+CHECKS = [duplicate_torch, torchaudio_mismatch, unreleased_combination]

@@ -1,0 +1,295 @@
+"""Checks of the platform around torch: WSL, containers, macOS, machines without an NVIDIA GPU, and AMD/NVIDIA builds."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator, List, Optional
+
+from gpudoctor import compat
+from gpudoctor.checks import _fix
+from gpudoctor.checks import packages as pk
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Fix, Severity
+from gpudoctor.registry import check, need, skip
+
+WSL_LINKS = ("https://docs.nvidia.com/cuda/wsl-user-guide/index.html",)
+CONTAINER_LINKS = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html",
+                   "https://docs.nvidia.com/deploy/cuda-compatibility/")
+MPS_LINKS = ("https://docs.pytorch.org/docs/stable/notes/mps.html",)
+INSTALL_LINKS = ("https://pytorch.org/get-started/locally/",)
+WSL_LIB = "/usr/lib/wsl/lib"
+TOOLKIT_INSTALL = (
+    "docker run --rm --gpus all ubuntu nvidia-smi -L",
+    "sudo apt-get install -y nvidia-container-toolkit",
+    "sudo nvidia-ctk runtime configure --runtime=docker",
+    "sudo systemctl restart docker",
+)
+
+
+def _extra(facts: Facts, key: str) -> Optional[str]:
+    return next((value for name, value in facts.extra if name == key), None)
+
+
+def _wsl(facts: Facts) -> Optional[int]:
+    """1 or 2 under WSL (from the probe, else from a kernel release like 5.15.153.1-microsoft-standard-WSL2)."""
+    release = (facts.platform.release or "").lower()
+    if facts.platform.wsl or "microsoft" not in release:
+        return facts.platform.wsl
+    return 2 if "wsl2" in release or "microsoft-standard" in release else 1
+
+
+def _texts(facts: Facts) -> str:
+    t = facts.torch
+    return "\n".join(x for x in (t.import_error, t.init_error, *t.warnings) if x)
+
+
+def _nvidia_present(facts: Facts) -> bool:
+    """An NVIDIA GPU shows anywhere: NVML, the PCI bus, or a loaded nvidia or nouveau kernel module."""
+    modules = {"nvidia", "nouveau"} & set(facts.driver.kernel_modules)
+    return bool(facts.gpus or (facts.driver.gpu_count or 0) > 0 or _extra(facts, "nvidia_pci") or modules)
+
+
+def _driver_build(facts: Facts) -> Optional[str]:
+    """Install this torch release in the newest CUDA variant the driver runs, with its torchvision and torchaudio."""
+    release = compat.release_for_torch(pk.torch_version(facts))
+    if release is None or not facts.driver.version:
+        return None
+    runs = [v for v in release.cuda_variants
+            if compat.driver_can_run(facts.driver.version, compat.variant_cuda(v), facts.platform.system)]
+    base = _fix.base_version(pk.torch_version(facts) or "")
+    torch = base if any(p.torch == base for p in release.patches) else release.latest.torch
+    return pk.release_set(facts, torch, runs[-1], force_reinstall=True) if runs else None
+
+
+@check("platform.wsl", "WSL uses the Windows NVIDIA driver")
+def wsl(facts: Facts) -> Iterator[Finding]:
+    version = _wsl(facts)
+    if need(facts.platform.system, "platform.system", "the operating system is not known") != "Linux" or version is None:
+        raise skip("not running under WSL")
+    libs = facts.libraries
+    if version == 1:
+        yield Finding(
+            "platform.wsl", Severity.ERROR, "this is WSL 1, which has no GPU support; CUDA needs WSL 2",
+            "Observed: WSL 1. Required: WSL 2 with the NVIDIA Windows driver.",
+            Fix("In Windows PowerShell, list the distributions and convert this one to WSL 2.",
+                ("wsl --list --verbose", "wsl --set-version <distribution> 2")),
+            WSL_LINKS, ("platform.wsl",),
+        )
+        return
+    linux_libcuda = [p for p in libs.libcuda_paths if not p.startswith(WSL_LIB + "/")]
+    if linux_libcuda:
+        owner = linux_libcuda[0]
+        modules = [m for m in facts.driver.kernel_modules if m.startswith("nvidia")]
+        yield Finding(
+            "platform.wsl", Severity.ERROR,
+            f"a Linux NVIDIA driver is installed inside WSL ({', '.join(linux_libcuda)}); WSL 2 must use the Windows driver's {WSL_LIB}",
+            f"Observed: libcuda at {', '.join(linux_libcuda)}" + (f"; kernel modules {', '.join(modules)}" if modules else "")
+            + f". Required: libcuda only from {WSL_LIB}, which the Windows driver provides; a Linux driver inside WSL breaks "
+            "CUDA (is_available() False, or 'out of memory' from cudaGetDeviceCount).",
+            Fix("Remove the Linux driver package that owns that file (a .run install: sudo nvidia-uninstall), then rebuild the "
+                "loader cache. Install only the WSL-Ubuntu cuda-toolkit package if you need a toolkit.",
+                (f"dpkg -S {owner}", f'sudo apt-get purge "$(dpkg -S {owner} | cut -d: -f1)"', "sudo ldconfig")),
+            WSL_LINKS, ("libraries.libcuda_paths", "driver.kernel_modules"),
+        )
+    if libs.wsl_lib_dir is False:
+        yield Finding(
+            "platform.wsl", Severity.ERROR, f"{WSL_LIB} is missing: the Windows NVIDIA driver does not reach this WSL distribution",
+            f"Observed: no {WSL_LIB}. Required: an NVIDIA Windows driver with WSL support and an up-to-date WSL.",
+            Fix("Install the current NVIDIA driver on Windows, then update and restart WSL from Windows PowerShell.",
+                ("wsl --update", "wsl --shutdown")),
+            WSL_LINKS, ("libraries.wsl_lib_dir",),
+        )
+    if re.search(r"libcuda\.so: cannot open shared object file", _texts(facts)):
+        yield Finding(
+            "platform.wsl", Severity.WARNING, f"libcuda.so cannot be opened: it lives in {WSL_LIB}, which is not searched",
+            f"Observed: 'libcuda.so: cannot open shared object file'. Required: {WSL_LIB} on LD_LIBRARY_PATH for libraries "
+            "that load libcuda.so rather than libcuda.so.1.",
+            Fix(f"Add {WSL_LIB} to LD_LIBRARY_PATH.", (f"export LD_LIBRARY_PATH={WSL_LIB}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}",)),
+            WSL_LINKS, ("torch.import_error", "torch.init_error"),
+        )
+    if libs.wsl_lib_dir is None and not libs.libcuda_paths:
+        raise skip(f"whether {WSL_LIB} exists was not looked at")
+
+
+CONTAINER_FIXES = {  # how each kind of container gets the GPUs
+    "kubernetes": Fix("Request a GPU in the pod spec (resources.limits nvidia.com/gpu: 1) on a node with the NVIDIA device "
+                      "plugin; check that nodes offer GPUs.", ("kubectl describe nodes | grep -i nvidia.com/gpu",)),
+    "apptainer": Fix("Start the container with --nv.", ("apptainer exec --nv IMAGE nvidia-smi -L",)),
+    "podman": Fix("Pass the GPUs through CDI (NVIDIA Container Toolkit), then test.", (
+        "sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml", "podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi -L")),
+    "docker": Fix("On the host, test GPU access; if the test lists the GPUs, start your container with --gpus all "
+                  "(docker run --gpus all IMAGE ...). If docker answers 'could not select device driver', install the NVIDIA "
+                  "Container Toolkit (add NVIDIA's repository first, see the guide), configure docker and restart it.",
+                  TOOLKIT_INSTALL),
+}
+
+
+def _forward_compat(facts: Facts, error: str) -> Finding:
+    """Errors 803/804: the image's CUDA (often its forward-compatibility libcuda) against the host driver."""
+    cuda = facts.env.get("CUDA_VERSION") or facts.torch.cuda
+    driver, system = facts.driver.version, facts.platform.system
+    driver_cuda = compat.driver_cuda_version(driver) if driver else None
+    runs = compat.driver_can_run(driver, cuda, system) if cuda else None
+    requirement = compat.driver_requirement(cuda, system) if cuda else None
+    compat_dirs = [e for e in facts.libraries.ld_library_path if "/compat" in e]
+    rest = ":".join(e for e in facts.libraries.ld_library_path if e not in compat_dirs)
+    build = _driver_build(facts)
+    commands = ((_fix.export_env(facts, "LD_LIBRARY_PATH", rest),) if compat_dirs else ()) + ((build,) if build else ())
+    commands = commands or ("nvidia-smi",)
+    label = f"CUDA {cuda}" if cuda else "CUDA"
+    image = f"the image's {label}"
+    if runs:
+        required = (f"the host driver's own libcuda, which runs {label} through minor-version compatibility; the "
+                    "forward-compatibility libraries work only on data-center GPUs.")
+    else:
+        minimum = f" (>= {requirement.minimum})" if requirement and requirement.minimum else ""
+        required = f"a host driver that runs {label}{minimum}, or an image and torch build for the driver's CUDA."
+    return Finding(
+        "platform.container", Severity.ERROR,
+        f"{image} is newer than the host driver {driver or '(unknown)'}" + (f" (supports CUDA {driver_cuda})" if driver_cuda else "")
+        + f": {error}",
+        f"Observed: {error}"
+        + (f", with the image's forward-compatibility libraries first on LD_LIBRARY_PATH ({', '.join(compat_dirs)})" if compat_dirs else "")
+        + f". Required: {required}",
+        Fix(("Take the forward-compatibility folder out of LD_LIBRARY_PATH; then " if compat_dirs else "")
+            + "upgrade the host driver, or use an image made for the driver's CUDA"
+            + (", or install the torch build the driver runs" if build else "") + ".", commands),
+        CONTAINER_LINKS, ("torch.init_error", "driver.version", "env.variables"),
+    )
+
+
+@check("platform.container", "GPU access inside a container")
+def container(facts: Facts) -> Iterator[Finding]:
+    kind = facts.platform.container
+    if not kind:
+        raise skip("not inside a container")
+    texts = _texts(facts)
+    forward = re.search(r"Error (80[34])|forward compatibility was attempted|unsupported display driver / cuda driver", texts)
+    if forward:
+        yield _forward_compat(facts, forward.group(0))
+    nodes = facts.platform.dev_nvidia
+    if nodes is not None and not [n for n in nodes if n.startswith("/dev/nvidia")]:
+        pci = _extra(facts, "nvidia_pci")
+        yield Finding(
+            "platform.container", Severity.ERROR, f"no /dev/nvidia* devices in this {kind} container: it was started without GPU access",
+            "Observed: no /dev/nvidia* device nodes" + (f"; the host's PCI bus shows NVIDIA devices ({pci})" if pci else "")
+            + ". Required: the NVIDIA runtime passing GPUs in (docker run --gpus all).",
+            CONTAINER_FIXES.get(kind, CONTAINER_FIXES["docker"]), CONTAINER_LINKS, ("platform.dev_nvidia", "platform.container"),
+        )
+    elif nodes and not facts.libraries.libcuda_paths and facts.driver.nvml_error == "library_not_found":
+        yield Finding(
+            "platform.container", Severity.ERROR,
+            f"this {kind} container has /dev/nvidia* devices but no driver libraries (libcuda, NVML)",
+            "Observed: device nodes without libcuda.so: the devices were passed with --device instead of through the NVIDIA "
+            "runtime, which also mounts the driver's libraries. Required: --gpus all (or NVIDIA_DRIVER_CAPABILITIES=compute,utility).",
+            CONTAINER_FIXES.get(kind, CONTAINER_FIXES["docker"]), CONTAINER_LINKS, ("platform.dev_nvidia", "libraries.libcuda_paths", "driver.nvml_error"),
+        )
+    elif nodes is None and not forward:
+        raise skip("the /dev/nvidia* device nodes were not looked at")
+
+
+@check("platform.macos", "macOS: MPS instead of CUDA")
+def macos(facts: Facts) -> Iterator[Finding]:
+    if need(facts.platform.system, "platform.system", "the operating system is not known") != "Darwin":
+        raise skip("not macOS")
+    mps = facts.torch.mps_available
+    test = f"{_fix.python(facts)} -c \"import torch; print(torch.ones(2, device='mps') * 2)\""
+    if mps:
+        yield Finding(
+            "platform.macos", Severity.INFO, "macOS has no CUDA; this Mac's GPU works through MPS: use torch.device(\"mps\")",
+            "Observed: torch.backends.mps.is_available() is True. Put models and tensors on torch.device(\"mps\") "
+            "where CUDA code says \"cuda\".",
+            Fix("Run a tensor on the GPU through MPS.", (test,)), MPS_LINKS, ("torch.mps_available",),
+        )
+    elif mps is False:
+        rosetta = facts.platform.machine == "x86_64"
+        yield Finding(
+            "platform.macos", Severity.WARNING, "macOS has no CUDA, and MPS (the Mac GPU backend) is not available to this torch",
+            "Observed: torch.backends.mps.is_available() is False"
+            + ("; this Python runs as x86_64 (an Intel Mac, or Rosetta on Apple silicon)" if rosetta else "")
+            + ". Required: Apple silicon (or an AMD GPU) with macOS 12.3 or later and an arm64 Python for Apple silicon.",
+            Fix("Check the Python's architecture (arm64 on Apple silicon), then reinstall torch under an arm64 Python.",
+                (f"{_fix.python(facts)} -c \"import platform; print(platform.machine())\"", _fix.pip_install(facts, ["torch"]))),
+            MPS_LINKS, ("torch.mps_available", "platform.machine"),
+        )
+    else:
+        yield Finding("platform.macos", Severity.INFO, "macOS has no CUDA; whether MPS works was not reported")
+
+
+@check("platform.no-nvidia-gpu", "an NVIDIA GPU is present")
+def no_nvidia_gpu(facts: Facts) -> Iterator[Finding]:
+    if facts.platform.system == "Darwin":
+        raise skip("macOS: see platform.macos")
+    if _nvidia_present(facts) or (facts.torch.device_count or 0) > 0 and not facts.torch.hip:
+        return
+    if facts.platform.container or _wsl(facts):
+        raise skip("inside a container or WSL the GPUs of the host cannot be listed from here")
+    d = facts.driver
+    seen: List[str] = []
+    if d.gpu_count == 0 and d.nvml_error is None and d.source:
+        seen.append(f"{d.source} reports 0 GPUs")
+    if _extra(facts, "nvidia_pci") == "":
+        seen.append("no NVIDIA device on the PCI bus")
+    if not seen and d.nvml_error in ("library_not_found", "driver_not_loaded") and facts.platform.dev_nvidia == () \
+            and not any(m.startswith("nvidia") for m in d.kernel_modules):
+        seen.append("no NVIDIA driver, kernel module or /dev/nvidia* device")
+    if not seen:
+        raise skip("whether this machine has an NVIDIA GPU is not known")
+    yield Finding(
+        "platform.no-nvidia-gpu", Severity.INFO, "this machine has no NVIDIA GPU: torch can only use the CPU here",
+        f"Observed: {'; '.join(seen)}.",
+        Fix("If the machine does have an NVIDIA GPU, look for it; otherwise the CPU build of torch is the one to use.",
+            ("Get-PnpDevice -Class Display" if _fix.is_windows(facts) else "lspci -nn | grep -i -E 'vga|3d|display'",)),
+        INSTALL_LINKS, ("driver.gpu_count", "extra", "platform.dev_nvidia"),
+    )
+
+
+@check("torch.rocm-build-on-nvidia", "ROCm build of torch on an NVIDIA machine")
+def rocm_on_nvidia(facts: Facts) -> Iterator[Finding]:
+    t = facts.torch
+    if need(t.installed, "torch.installed", "whether torch is installed is not known") is False:
+        raise skip("torch is not installed")
+    version = pk.torch_version(facts) or ""
+    if not (t.hip or "rocm" in version) or not _nvidia_present(facts):
+        return
+    names = sorted({g.name for g in facts.gpus if g.name})
+    recommended = _fix.recommended_install(facts, force_reinstall=True)
+    build = None if recommended else _driver_build(facts)
+    yield Finding(
+        "torch.rocm-build-on-nvidia", Severity.ERROR,
+        f"torch {version} is a ROCm (AMD) build, but this machine's GPU is NVIDIA" + (f" ({', '.join(names)})" if names else ""),
+        f"Observed: torch.version.hip = {t.hip or '(set)'}. Required: a CUDA build of torch; ROCm builds drive only AMD GPUs.",
+        Fix(f"Replace it with {recommended.what}." if recommended else "Install the CUDA build of this torch release.",
+            (recommended.command if recommended else build or _fix.pip_install(facts, ["torch"], force_reinstall=True),)),
+        INSTALL_LINKS, ("torch.hip", "gpus"),
+    )
+
+
+@check("torch.cuda-build-on-amd", "CUDA build of torch on an AMD machine")
+def cuda_on_amd(facts: Facts) -> Iterator[Finding]:
+    t = facts.torch
+    if need(t.installed, "torch.installed", "whether torch is installed is not known") is False:
+        raise skip("torch is not installed")
+    version = pk.torch_version(facts) or ""
+    if not (t.cuda or re.search(r"\+cu\d", version)) or _nvidia_present(facts):
+        return
+    hints = [f"kernel module {m}" for m in facts.driver.kernel_modules if m == "amdgpu"]
+    hints += [f"{n}={v}" for n in ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HSA_OVERRIDE_GFX_VERSION") if (v := facts.env.get(n))]
+    if not hints:
+        return
+    release = compat.release_for_torch(version)
+    target = _fix.base_version(version) if release and release.rocm_variants else compat.RELEASES[0].latest.torch
+    rocm = (release if release and release.rocm_variants else compat.RELEASES[0]).rocm_variants[-1]
+    command = pk.release_set(facts, target, rocm, force_reinstall=True)
+    yield Finding(
+        "torch.cuda-build-on-amd", Severity.WARNING,
+        f"torch {version} is a CUDA build, but this machine shows an AMD GPU ({', '.join(hints)}) and no NVIDIA GPU",
+        "Observed: no NVIDIA GPU or driver; " + ", ".join(hints) + ". Required: a ROCm build of torch for AMD GPUs "
+        "(Linux; the GPU must be one ROCm supports).",
+        Fix(f"Install the ROCm build ({rocm}).", (command,) if command else ()),
+        INSTALL_LINKS + ("https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/3rd-party/pytorch-install.html",),
+        ("torch.cuda", "driver.kernel_modules", "env.variables"),
+    )
+
+
+CHECKS = [wsl, container, macos, no_nvidia_gpu, rocm_on_nvidia, cuda_on_amd]
