@@ -1,0 +1,121 @@
+"""The terminal report in the style of ``flutter doctor``: one line per check, indented findings and fixes."""
+
+from __future__ import annotations
+
+from typing import Any, List, Tuple
+
+from gpudoctor.model import CheckResult, Finding, Report, Severity, Status
+from gpudoctor.render.common import (
+    MARKS,
+    SEVERITY_MARKS,
+    header,
+    hidden_notes,
+    plural,
+    problem_count,
+    skipped_count,
+    summary_line,
+)
+
+Span = Tuple[str, str]  # (text, rich style; "" for none)
+Line = List[Span]
+
+STATUS_STYLES = {
+    Status.PASS: "green",
+    Status.WARN: "yellow",
+    Status.FAIL: "red",
+    Status.SKIP: "dim",
+    Status.CRASH: "magenta",
+}
+SEVERITY_STYLES = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+
+FINDING = "    "
+BODY = "      "
+COMMAND = "        "
+
+
+def _text_lines(text: str, indent: str, style: str = "") -> List[Line]:
+    return [[(indent + line if line.strip() else "", style)] for line in text.splitlines()]
+
+
+def _finding_lines(finding: Finding, verbose: bool) -> List[Line]:
+    mark = SEVERITY_MARKS[finding.severity]
+    style = SEVERITY_STYLES[finding.severity]
+    first: Line = [(FINDING, ""), (mark, style), (" " + finding.summary, "")]
+    if verbose:
+        first.append((f" [{finding.code}]", "dim"))
+    lines: List[Line] = [first]
+    if finding.detail:
+        lines += _text_lines(finding.detail, BODY)
+    if finding.inferred:
+        lines.append([(BODY + "(built on inferred facts, not observed ones)", "dim")])
+    if finding.fix is not None:
+        if finding.fix.text:
+            fix_lines = finding.fix.text.splitlines() or [""]
+            lines.append([(BODY, ""), ("Fix:", "bold"), (" " + fix_lines[0], "")])
+            lines += _text_lines("\n".join(fix_lines[1:]), BODY)
+        elif finding.fix.commands:
+            lines.append([(BODY, ""), ("Fix:", "bold")])
+        for command in finding.fix.commands:
+            lines.append([(COMMAND, ""), (command, "bold cyan")])
+    for link in finding.links:
+        lines.append([(BODY + "See: ", ""), (link, "blue")])
+    if verbose and finding.evidence:
+        lines.append([(BODY + "Evidence: " + ", ".join(finding.evidence), "dim")])
+    return lines
+
+
+def _result_lines(result: CheckResult, verbose: bool) -> List[Line]:
+    mark = [("[", ""), (MARKS[result.status], STATUS_STYLES[result.status]), ("] ", "")]
+    title = result.title or result.check
+    suffix = f" [{result.check}]" if verbose else ""
+    if result.status is Status.SKIP:
+        reason = f" (skipped: {result.reason})" if result.reason else " (skipped)"
+        lines: List[Line] = [mark + [(title, "dim"), (reason + suffix, "dim")]]
+    elif result.status is Status.CRASH:
+        lines = [mark + [(title, "bold"), (f" (crashed; from {result.source})" + suffix, "magenta")]]
+        lines += _text_lines(result.reason or "no reason given", FINDING, "magenta")
+    else:
+        lines = [mark + [(title, "bold" if result.status is not Status.PASS else ""), (suffix, "dim")]]
+    for finding in result.findings:
+        if verbose or finding.severity is not Severity.INFO:
+            lines += _finding_lines(finding, verbose)
+    return lines
+
+
+def terminal_lines(report: Report, verbose: bool = False) -> List[Line]:
+    """The report as lines of styled spans; ``render_terminal`` and ``render_rich`` both build on it."""
+    lines: List[Line] = [[(header(report), "dim")], []]
+    for result in report.results:
+        lines += _result_lines(result, verbose)
+    lines.append([])
+    facts = report.facts
+    if facts.probe_errors:
+        lines.append([("Missing from the facts:", "bold")])
+        lines += [[(f"{FINDING}{section}: {reason}", "")] for section, reason in facts.probe_errors]
+    if verbose and facts.inferred:
+        lines.append([("Inferred, not observed: " + ", ".join(facts.inferred), "dim")])
+    if facts.probe_errors or (verbose and facts.inferred):
+        lines.append([])
+    style = "bold red" if problem_count(report) else "bold yellow" if skipped_count(report) else "bold green"
+    lines.append([(summary_line(report), style)])
+    notes = hidden_notes(report)
+    if notes and not verbose:
+        lines.append([(f"Run with -v to see {plural(notes, 'more note')} and the evidence.", "dim")])
+    return lines
+
+
+def render_terminal(report: Report, verbose: bool = False) -> str:
+    """The report as plain text, exactly what a non-colour terminal shows."""
+    return "".join("".join(text for text, _ in line) + "\n" for line in terminal_lines(report, verbose))
+
+
+def render_rich(report: Report, verbose: bool = False) -> Any:
+    """The report as a ``rich.text.Text`` with colours, for a terminal that wants them."""
+    from rich.text import Text
+
+    text = Text()
+    for line in terminal_lines(report, verbose):
+        for chunk, style in line:
+            text.append(chunk, style=style or None)
+        text.append("\n")
+    return text
