@@ -170,10 +170,15 @@ def container(facts: Facts) -> Iterator[Finding]:
     nodes = facts.platform.dev_nvidia
     if nodes is not None and not [n for n in nodes if n.startswith("/dev/nvidia")]:
         pci = _extra(facts, "nvidia_pci")
+        wanted = facts.env.get("NVIDIA_VISIBLE_DEVICES")
+        expected = bool(pci) or (wanted not in (None, "", "void", "none"))
         yield Finding(
-            "platform.container", Severity.ERROR, f"no /dev/nvidia* devices in this {kind} container: it was started without GPU access",
+            "platform.container", Severity.ERROR if expected else Severity.WARNING,
+            f"no /dev/nvidia* devices in this {kind} container: it was started without GPU access",
             "Observed: no /dev/nvidia* device nodes" + (f"; the host's PCI bus shows NVIDIA devices ({pci})" if pci else "")
-            + ". Required: the NVIDIA runtime passing GPUs in (docker run --gpus all).",
+            + (f"; NVIDIA_VISIBLE_DEVICES={wanted} asks for GPUs" if expected and wanted else "")
+            + ". Required: the NVIDIA runtime passing GPUs in (docker run --gpus all)."
+            + ("" if expected else " Nothing here shows that the host has an NVIDIA GPU; if it has none, this is expected."),
             CONTAINER_FIXES.get(kind, CONTAINER_FIXES["docker"]), CONTAINER_LINKS, ("platform.dev_nvidia", "platform.container"),
         )
     elif nodes and not facts.libraries.libcuda_paths and facts.driver.nvml_error == "library_not_found":

@@ -193,6 +193,24 @@ def test_forward_compatibility_error_804_in_an_image_newer_than_the_driver() -> 
     )]
 
 
+def test_a_container_with_no_sign_of_a_gpu_only_warns() -> None:
+    facts = load("cat-container-no-gpus")
+    facts = replace(facts, extra=tuple(kv for kv in facts.extra if kv[0] != "nvidia_pci"))
+    result = run("platform.container", facts)
+    assert found(result) == [("warning", "no /dev/nvidia* devices in this docker container: it was started without GPU access")]
+    assert result.findings[0].detail == (
+        "Observed: no /dev/nvidia* device nodes. Required: the NVIDIA runtime passing GPUs in (docker run --gpus all). "
+        "Nothing here shows that the host has an NVIDIA GPU; if it has none, this is expected."
+    )
+    asked = replace(facts, env=replace(facts.env, variables=(("NVIDIA_VISIBLE_DEVICES", "all"),)))
+    result = run("platform.container", asked)
+    assert found(result) == [("error", "no /dev/nvidia* devices in this docker container: it was started without GPU access")]
+    assert result.findings[0].detail == (
+        "Observed: no /dev/nvidia* device nodes; NVIDIA_VISIBLE_DEVICES=all asks for GPUs. "
+        "Required: the NVIDIA runtime passing GPUs in (docker run --gpus all)."
+    )
+
+
 def test_device_nodes_without_driver_libraries_and_outside_containers() -> None:
     facts = load("cat-container-no-gpus")
     facts = replace(facts, platform=replace(facts.platform, dev_nvidia=("/dev/nvidia0", "/dev/nvidiactl")))
