@@ -34,9 +34,9 @@ def _texts(facts: Facts) -> str:
 
 
 def _is_own(facts: Facts, path: str) -> bool:
-    """From torch/lib, an nvidia-* wheel, or (for a conda build of torch) the conda environment itself."""
+    """From torch/lib, an nvidia-* wheel, a torch-family wheel's vendored .libs, or (for a conda build of torch) the conda env."""
     unix = path.replace("\\", "/")
-    if re.search(r"/(site|dist)-packages/(nvidia|torch|torch\.libs)/", unix, re.IGNORECASE):
+    if re.search(r"/(site|dist)-packages/(nvidia|torch|torch\.libs|torchvision\.libs|torchaudio\.libs|triton)/", unix, re.IGNORECASE):
         return True
     prefix = tk.conda_prefix(facts)
     return prefix is not None and unix.startswith(prefix + "/")

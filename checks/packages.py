@@ -193,6 +193,21 @@ def _build(facts: Facts, version: str) -> Optional[str]:
     return release.pypi_default if release is not None and on_default else None
 
 
+def _builds_clash(name: str, version: str, torch_build: Optional[str], build: Optional[str]) -> bool:
+    """Whether a companion's build cannot load with torch's.
+
+    torchvision 0.16+ compares only CUDA majors (PyPI itself pairs torch 2.14.1+cu130 with torchvision
+    0.29.2+cu132); anything else must be the same variant.
+    """
+    if not torch_build or not build or build == torch_build:
+        return False
+    series = _fix.release_series(version)
+    if name == "torchvision" and series is not None and series >= (0, 16):
+        majors = [(compat.variant_cuda(b) or "").split(".")[0] for b in (torch_build, build)]
+        return not (majors[0] and majors[0] == majors[1])
+    return True
+
+
 @check("packages.torchaudio-mismatch", "torchaudio matches torch")
 def torchaudio_mismatch(facts: Facts) -> Iterator[Finding]:
     audio = facts.torchaudio
@@ -259,7 +274,7 @@ def unreleased_combination(facts: Facts) -> Iterator[Finding]:
     if audio and _audio_fits(torch, audio) is False:
         off.append(f"torchaudio {audio} does not belong to torch {base}")
     builds = {n: _build(facts, v) for n, v in members.items()}
-    if len({b for b in builds.values() if b}) > 1:
+    if any(_builds_clash(n, members[n], builds["torch"], b) for n, b in builds.items() if n != "torch"):
         off.append("builds differ: " + ", ".join(f"{n} {b}" for n, b in builds.items() if b))
     if not off:
         return

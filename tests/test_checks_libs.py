@@ -100,7 +100,8 @@ def test_libraries_of_the_wheels_and_the_driver_libcuda_are_never_flagged() -> N
     facts = load("cat-cudnn-shadowed")
     site = "/home/ana/venv/lib/python3.10/site-packages"
     loaded = (site + "/torch/lib/libtorch_cuda.so", site + "/nvidia/cudnn/lib/libcudnn.so.8",
-              site + "/nvidia/cu13/lib/libcublas.so.13", "/lib/x86_64-linux-gnu/libcuda.so.535.183.01")
+              site + "/nvidia/cu13/lib/libcublas.so.13", "/lib/x86_64-linux-gnu/libcuda.so.535.183.01",
+              site + "/torchvision.libs/libcudart.41118559.so.13")
     facts = replace(facts, torch=replace(facts.torch, loaded_libraries=loaded, cudnn_error=None))
     result = run("libs.shadowed", facts)
     assert result.status is Status.PASS
@@ -433,6 +434,16 @@ def test_a_pypi_torch_matches_a_tagged_companion_of_the_pypi_variant() -> None:
     assert found(run("packages.unreleased-combination", cpu)) == [(
         "warning", "torch 2.5.1+cpu, torchvision 0.20.1, torchaudio 2.5.1+cu124 were never released together: "
         "builds differ: torch cpu, torchvision cu124, torchaudio cu124",
+    )]
+
+
+def test_torchvision_of_another_cuda_minor_loads_but_another_major_does_not() -> None:
+    pypi = replace(_audio("2.14.1+cu130", None), torchvision=CompanionFacts(installed=True, version="0.29.2+cu132"))
+    assert run("packages.unreleased-combination", pypi).status is Status.PASS
+    other_major = replace(pypi, torchvision=CompanionFacts(installed=True, version="0.29.2+cu126"))
+    assert found(run("packages.unreleased-combination", other_major)) == [(
+        "warning", "torch 2.14.1+cu130, torchvision 0.29.2+cu126 were never released together: "
+        "builds differ: torch cu130, torchvision cu126",
     )]
 
 
