@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import types
-import typing
 from dataclasses import dataclass, field
-from typing import Any, Optional, Tuple, Union
+from typing import Any, Optional, Tuple
 
+from gpudoctor.plain import FactsError, from_plain, to_plain
 from gpudoctor.verify_facts import VerifyFacts
 
 SCHEMA_VERSION = 1
-
-
-class FactsError(ValueError):
-    """A facts document that cannot be read; the message is one line for the user."""
 
 
 @dataclass(frozen=True)
@@ -247,7 +241,7 @@ class Facts:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        return _to_plain(self)
+        return to_plain(self)
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, sort_keys=False, ensure_ascii=False)
@@ -266,7 +260,7 @@ class Facts:
                 "upgrade gpudoctor to read it"
             )
         try:
-            return _from_plain(cls, data, "facts")
+            return from_plain(cls, data, "facts")
         except FactsError:
             raise
         except (TypeError, ValueError) as exc:  # pragma: no cover - defensive
@@ -283,69 +277,3 @@ class Facts:
 
 def _normalise(name: str) -> str:
     return name.lower().replace("_", "-").replace(".", "-")
-
-
-def _to_plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, tuple):
-        return [_to_plain(item) for item in value]
-    if isinstance(value, dict):
-        return {str(k): _to_plain(v) for k, v in value.items()}
-    return value
-
-
-_HINTS: dict[type, dict[str, Any]] = {}
-
-
-def _hints(cls: type) -> dict[str, Any]:
-    if cls not in _HINTS:
-        _HINTS[cls] = typing.get_type_hints(cls)
-    return _HINTS[cls]
-
-
-def _from_plain(tp: Any, value: Any, path: str) -> Any:
-    """Build a value of type ``tp`` from JSON data: missing keys take defaults, unknown keys are ignored."""
-    origin = typing.get_origin(tp)
-    args = typing.get_args(tp)
-    if origin is Union or (hasattr(types, "UnionType") and isinstance(tp, getattr(types, "UnionType"))):
-        if value is None:
-            return None
-        inner = [a for a in args if a is not type(None)]
-        return _from_plain(inner[0], value, path)
-    if dataclasses.is_dataclass(tp):
-        if not isinstance(value, dict):
-            raise FactsError(f"{path} must be an object, got {type(value).__name__}")
-        hints = _hints(tp)
-        kwargs = {}
-        for f in dataclasses.fields(tp):
-            if f.name in value:
-                kwargs[f.name] = _from_plain(hints[f.name], value[f.name], f"{path}.{f.name}")
-        return tp(**kwargs)
-    if origin in (tuple, Tuple):
-        if not isinstance(value, (list, tuple)):
-            raise FactsError(f"{path} must be a list, got {type(value).__name__}")
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_from_plain(args[0], item, f"{path}[{i}]") for i, item in enumerate(value))
-        if len(args) != len(value):
-            raise FactsError(f"{path} must have {len(args)} items, got {len(value)}")
-        return tuple(_from_plain(a, item, f"{path}[{i}]") for i, (a, item) in enumerate(zip(args, value)))
-    if tp is Any:
-        return value
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise FactsError(f"{path} must be true or false, got {value!r}")
-        return value
-    if tp is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise FactsError(f"{path} must be an integer, got {value!r}")
-        return value
-    if tp is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise FactsError(f"{path} must be a number, got {value!r}")
-        return float(value)
-    if tp is str:
-        if not isinstance(value, str):
-            raise FactsError(f"{path} must be a string, got {value!r}")
-        return value
-    raise FactsError(f"{path}: unsupported type {tp!r}")  # pragma: no cover
