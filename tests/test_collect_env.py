@@ -94,7 +94,7 @@ FACTS: Dict[str, Dict[str, Any]] = {
     "windows-cpu-wheel-rtx3060": {
         "torch.version": "2.3.1+cpu", "torch.cuda": None, "torch.cuda_compiled": False, "torch.is_available": False,
         "torch.init_error": "Torch not compiled with CUDA enabled", "platform.system": "Windows",
-        "platform.release": "10.0.22631", "platform.distro": "Microsoft Windows 11 Home", "platform.libc": None,
+        "platform.release": "10.0.22631", "platform.distro": "Microsoft Windows 11 Home", "platform.libc": None, "platform.machine": "AMD64",
         "gpus.0.name": "NVIDIA GeForce RTX 3060", "driver.version": "555.85", "toolkit.nvcc_version": "12.4",
         "torch.arch_flags": None,
     },

@@ -70,6 +70,10 @@ def platform_facts(raw: RawReport) -> PlatformFacts:
     if py:
         m = re.match(r"^(\d+\.\d+(?:\.\d+)?)", py)
         python_version = m.group(1) if m else None
+        # Windows builds of CPython name their CPU in sys.version: "[MSC v.1938 64 bit (AMD64)]".
+        msc = re.search(r"\[MSC v\.\d+ (?:64|32) bit \((AMD64|ARM64)\)\]", py)
+        if machine is None and msc:
+            machine = msc.group(1)
     return PlatformFacts(
         system=system, release=release, machine=machine, distro=distro, libc=libc,
         python_version=python_version, wsl=wsl,
