@@ -250,15 +250,17 @@ def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional
         return Recommended(True, _what(requirements) + " (CPU-only: no NVIDIA GPU was found)",
                            pip_install(facts, requirements, index), "No NVIDIA GPU or driver was found.")
     ccs, names = _gpu_ccs(facts)
+    machine = facts.platform.machine or _USUAL_MACHINE.get(facts.platform.system or "")
     try:
-        rec = compat.recommend(ccs, driver_for_recommend(facts), facts.platform.system, facts.platform.machine,
+        rec = compat.recommend(ccs, driver_for_recommend(facts), facts.platform.system, machine,
                                facts.platform.python_version, current, with_torchvision=vision,
                                with_torchaudio=audio, gpu_names=names)
     except ValueError:
         return None
     options = tuple((o.text, _retarget(facts, o.commands)) for o in rec.options)
-    why = " ".join((rec.text,) + rec.notes)
-    inferred = rec.confidence is not compat.Confidence.CONFIRMED
+    assumed = (f"The CPU architecture was not reported; {machine} is assumed.",) if machine != facts.platform.machine else ()
+    why = " ".join((rec.text,) + rec.notes + assumed)
+    inferred = rec.confidence is not compat.Confidence.CONFIRMED or bool(assumed)
     if not rec.ok or not rec.pip_args:
         return Recommended(False, rec.text, "", " ".join(rec.notes), options, inferred)
     what = _what([f"{name}=={version}" for name, version in
@@ -270,6 +272,8 @@ def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional
 
 
 GET_STARTED = "https://pytorch.org/get-started/locally/"
+# What a report that names no CPU architecture almost always runs on.
+_USUAL_MACHINE = {"Windows": "AMD64", "Linux": "x86_64"}
 
 
 def install_fix(facts: Facts, lead: str = "Install ", force_reinstall: bool = False) -> Tuple[Fix, str]:

@@ -392,6 +392,18 @@ def test_torch_cpu_build_on_a_gpu_machine() -> None:
         'torch.cuda.is_available() is False with this build ("Torch not compiled with CUDA enabled").')
 
 
+def test_an_unreported_cpu_architecture_is_assumed_and_said_so() -> None:
+    facts = scenario("cpu-wheel-rtx4080")
+    facts = dataclasses.replace(facts, platform=dataclasses.replace(facts.platform, machine=None))
+    finding = only(torch_install.torch_install, facts)
+    assert finding.fix is not None
+    assert finding.fix.commands[0] == (
+        f"{WIN_PY} -m pip install torch==2.14.1+cu126 torchvision==0.29.1+cu126 "
+        "--index-url https://download.pytorch.org/whl/cu126"
+    )
+    assert "The CPU architecture was not reported; AMD64 is assumed." in finding.detail
+
+
 H100_PY = "/opt/conda/envs/train/bin/python"
 CUDNN_TB = (
     "Traceback (most recent call last):\n"
