@@ -16,9 +16,10 @@ from gpudoctor.checks import (
     packages,
     platform,
     toolkit,
-    windows,
     torch_install,
     torchvision,
+    verify,
+    windows,
 )
 from gpudoctor.registry import Check
 
@@ -37,4 +38,5 @@ CHECKS: List[Check] = [
     *toolkit.CHECKS,
     *windows.CHECKS,
     *platform.CHECKS,
+    *verify.CHECKS,
 ]

@@ -8,30 +8,118 @@ from typing import Optional, Tuple
 
 @dataclass(frozen=True)
 class ModelRun:
-    """One reference model trained on one device."""
+    """One reference model trained on one device (on the CPU possibly stopped early by its time budget)."""
 
     model: str = ""  # fnn | cnn | lenet
     device: str = ""  # cpu | cuda:0
-    epochs: int = 0
-    samples: int = 0
-    seconds: Optional[float] = None
+    epochs: int = 0  # epochs completed
+    samples: int = 0  # training images processed
+    seconds: Optional[float] = None  # training time, evaluation excluded
     samples_per_s: Optional[float] = None
-    first_loss: Optional[float] = None
-    final_loss: Optional[float] = None
+    first_loss: Optional[float] = None  # test loss of the untrained model
+    final_loss: Optional[float] = None  # test loss after training
     accuracy: Optional[float] = None  # test accuracy, 0..1
     accuracy_required: Optional[float] = None
+    error: Optional[str] = None
+    accuracy_basis: Optional[str] = None  # where the required accuracy comes from
+    batch_size: Optional[int] = None
+    planned_epochs: Optional[int] = None
+    planned_samples: Optional[int] = None  # the whole workload: epochs x training images
+    complete: Optional[bool] = None  # False: stopped by the time budget or an error
+    estimated_seconds: Optional[float] = None  # the whole workload at the measured rate, for runs stopped early
+    train_size: Optional[int] = None
+    test_size: Optional[int] = None
+    threads: Optional[int] = None  # CPU threads torch used (CPU runs)
+    epoch_losses: Tuple[float, ...] = ()  # mean training loss per epoch
+    epoch_accuracies: Tuple[float, ...] = ()  # test accuracy after each completed epoch
+
+
+@dataclass(frozen=True)
+class ParityResult:
+    """Forward and backward of one model with identical weights and batch on the CPU and on the GPU (TF32 off)."""
+
+    model: str = ""
+    loss_rel_diff: Optional[float] = None
+    grad_rel_diff: Optional[float] = None  # the largest over all parameters
+    worst: Optional[str] = None  # the parameter whose gradient differs most
+    tolerance: Optional[float] = None
+    ok: Optional[bool] = None
     error: Optional[str] = None
 
 
 @dataclass(frozen=True)
+class MatmulResult:
+    """Throughput of an n x n x n matrix product in one precision."""
+
+    dtype: str = ""  # fp32 | tf32 | bf16
+    n: Optional[int] = None
+    tflops: Optional[float] = None
+    peak_tflops: Optional[float] = None  # the data-sheet peak of this GPU model, where known
+    peak_source: Optional[str] = None
+    error: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class CopyResult:
+    """Throughput of one kind of host/device copy."""
+
+    direction: str = ""  # h2d | d2h
+    memory: str = ""  # pageable | pinned
+    bytes: Optional[int] = None
+    gb_per_s: Optional[float] = None
+    error: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class DeviceResult:
+    """Everything verify measured on one GPU besides training: smoke test, parity and micro-benchmarks."""
+
+    device: str = ""  # cuda:0, as torch numbers it
+    name: Optional[str] = None
+    compute_capability: Optional[Tuple[int, int]] = None
+    total_memory_mib: Optional[int] = None
+    pci_bus_id: Optional[str] = None  # "0000:65:00.0", to match NVML's GPU
+    smoke_ok: Optional[bool] = None
+    smoke_error: Optional[str] = None
+    parity: Tuple[ParityResult, ...] = ()
+    matmul: Tuple[MatmulResult, ...] = ()
+    copies: Tuple[CopyResult, ...] = ()
+    error: Optional[str] = None  # the worker for this device failed: crash, hang, bad output
+    last_stage: Optional[str] = None  # the step it was in when it failed
+
+
+@dataclass(frozen=True)
+class WorkerFailure:
+    """A worker process that did not run to its end."""
+
+    worker: str = ""  # the device it verified: cuda:0 | cpu
+    kind: str = ""  # crashed | timeout | garbage | exited | import | data | internal | start
+    error: str = ""  # completes "the worker ...": "was killed by signal 11 (SIGSEGV) during train fnn"
+    stage: Optional[str] = None  # the step it was in: data, smoke, parity fnn, train cnn, bench
+
+
+@dataclass(frozen=True)
 class VerifyFacts:
-    """Results of ``gpudoctor verify``; filled in by the verify worker."""
+    """Results of ``gpudoctor verify``; filled in from the verify workers' records."""
 
     dataset: Optional[str] = None  # synthetic | mnist | cifar10
-    device: Optional[str] = None  # the GPU that was verified, e.g. cuda:0
+    device: Optional[str] = None  # the first GPU verified, e.g. cuda:0; None when no GPU was usable
+    # Summary over every verified device: all smoke tests passed, and the largest parity difference.
     smoke_ok: Optional[bool] = None
     smoke_error: Optional[str] = None
     parity_max_rel_diff: Optional[float] = None
     parity_tolerance: Optional[float] = None
     runs: Tuple[ModelRun, ...] = ()
-    worker_error: Optional[str] = None
+    worker_error: Optional[str] = None  # every failure below, joined into one line
+    failures: Tuple[WorkerFailure, ...] = ()
+    python: Optional[str] = None  # the interpreter the workers ran under
+    torch_version: Optional[str] = None
+    cuda_build: Optional[str] = None  # torch.version.cuda in the worker
+    cuda_available: Optional[bool] = None
+    cuda_error: Optional[str] = None  # why torch could not use CUDA, as the worker saw it
+    cuda_warnings: Tuple[str, ...] = ()  # warnings while initialising CUDA (e.g. "sm_120 is not compatible")
+    device_count: Optional[int] = None
+    devices: Tuple[DeviceResult, ...] = ()
+    epochs: Optional[int] = None
+    cpu_seconds: Optional[float] = None  # the CPU baseline's time budget per model
+    data_dir: Optional[str] = None

@@ -1,0 +1,240 @@
+"""Judges what ``gpudoctor verify`` proved: the workers ran, kernels run, and the GPU computes what the CPU computes.
+
+Its CHECKS list holds every verify.* check, those of verify_learning and verify_speed included.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Iterator, List, Optional
+
+from gpudoctor.checks.verify_common import CHECK_GPU, HOLDERS, XID, gpu_name, verify_facts
+from gpudoctor.checks.verify_learning import CHECKS as LEARNING_CHECKS
+from gpudoctor.checks.verify_speed import CHECKS as SPEED_CHECKS
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Fix, Severity
+from gpudoctor.registry import Check, check, skip
+from gpudoctor.verify_facts import DeviceResult, VerifyFacts
+
+_OBSERVED = {
+    "crashed": "it was killed by a signal",
+    "timeout": "it stopped answering",
+    "garbage": "its output was not gpudoctor's protocol",
+    "exited": "it exited early",
+    "import": "torch did not import",
+    "start": "it could not be started",
+    "internal": "it stopped on an internal error",
+}
+
+_WORKER_FIXES = {
+    "crashed": Fix(
+        "A crash inside torch usually comes from a driver/library mismatch or a GPU fault: look for Xid errors "
+        "and run gpudoctor check.",
+        (XID, "gpudoctor check"),
+    ),
+    "timeout": Fix(
+        "See whether the GPU answers and what else runs on it; a GPU that hangs at initialisation often needs "
+        "its nvidia_uvm module reloaded or a reboot.",
+        ("nvidia-smi", HOLDERS),
+    ),
+    "import": Fix(
+        "Check that torch imports in that interpreter, or point --python at the right one.", ("gpudoctor check",)
+    ),
+}
+
+
+def _data_fix(v: VerifyFacts) -> Fix:
+    folder = {"mnist": "MNIST", "cifar10": "cifar-10-batches-py"}.get(v.dataset or "", "")
+    if not v.data_dir or not folder:
+        return Fix("Move the damaged files aside and run verify again to fetch them afresh.")
+    path = f"{v.data_dir.rstrip('/')}/{folder}"
+    return Fix(
+        "Move the damaged copy aside; verify then fetches a fresh one (or give --data-dir a good copy).",
+        (f"mv {_shell(path)} {_shell(path + '.damaged')}", f"gpudoctor verify --train {v.dataset}"),
+    )
+
+
+def _shell(path: str) -> str:
+    """``path`` for a POSIX shell: quoted where needed, a leading ~/ left outside the quotes so that it expands."""
+    if path.startswith("~/"):
+        return "~/" + shlex.quote(path[2:])
+    return shlex.quote(path)
+
+
+@check("verify.worker", "The verify workers ran to their end")
+def worker(facts: Facts) -> Iterator[Finding]:
+    v = verify_facts(facts)
+    for failure in v.failures:
+        who = "the CPU baseline" if failure.worker == "cpu" else failure.worker
+        if failure.kind == "data":
+            yield Finding(
+                "verify.data-failed",
+                Severity.ERROR,
+                f"The {v.dataset} data could not be loaded: {failure.error.replace('failed: ', '', 1)}",
+                detail=f"observed: torchvision refused the files in {v.data_dir}; required: a complete, intact copy.",
+                fix=_data_fix(v),
+                evidence=("verify.failures", "verify.data_dir"),
+            )
+            continue
+        code = {
+            "crashed": "verify.worker-crashed",
+            "timeout": "verify.worker-timeout",
+            "garbage": "verify.worker-garbage",
+            "import": "verify.torch-import",
+        }
+        yield Finding(
+            code.get(failure.kind, "verify.worker-failed"),
+            Severity.ERROR,
+            f"The verify worker for {who} {failure.error}",
+            detail=f"observed: {_OBSERVED.get(failure.kind, 'it stopped early')}; required: it runs to its end "
+            f"under {v.python}. Results it sent before failing are kept.",
+            fix=_WORKER_FIXES.get(failure.kind, CHECK_GPU),
+            evidence=("verify.failures",),
+        )
+
+
+def _not_proven_cause(facts: Facts, v: VerifyFacts) -> str:
+    version = v.torch_version or facts.torch.version or "torch"
+    if facts.torch.cuda_compiled is False or (v.torch_version and v.cuda_build is None):
+        return f"torch {version} is a CPU-only build"
+    if facts.driver.nvml_error in ("library_not_found", "driver_not_loaded") or "no NVIDIA driver" in (
+        v.cuda_error or ""
+    ):
+        return "no NVIDIA driver is loaded"
+    if not facts.gpus and facts.driver.gpu_count == 0:
+        return "no NVIDIA GPU is visible"
+    return f"torch {version} cannot use CUDA" + (f" ({v.cuda_error})" if v.cuda_error else "")
+
+
+def _smoke_problem(v: VerifyFacts, dev: DeviceResult, facts: Facts) -> Finding:
+    error = dev.smoke_error or "no error text"
+    name = gpu_name(dev, dev.device)
+    lowered = error.lower()
+    if "no kernel image" in lowered or "nokernelimage" in lowered:
+        arch = " ".join(facts.torch.arch_flags) if facts.torch.arch_flags else "an arch list that does not cover it"
+        return Finding(
+            "verify.kernel-image-missing",
+            Severity.ERROR,
+            f"{name} cannot run torch's kernels: no kernel image is available for this GPU",
+            detail=f"observed: torch {v.torch_version} has kernels for {arch}; required: kernels for the GPU's "
+            "compute capability."
+            + (f" At start-up torch warned: {v.cuda_warnings[0]}" if v.cuda_warnings else "")
+            + f" The smoke test then failed with {error}",
+            fix=Fix(
+                "Install a torch build whose kernels cover this GPU; gpudoctor check prints the command.",
+                ("gpudoctor check",),
+            ),
+            evidence=("verify.devices", "torch.arch_flags"),
+        )
+    if "out of memory" in lowered:
+        return Finding(
+            "verify.out-of-memory",
+            Severity.ERROR,
+            f"{name} ran out of memory in the smoke test, which needs under 2 MiB",
+            detail=f"observed: {error}; required: free GPU memory. Other processes hold it.",
+            fix=Fix("Find the processes that hold the GPU's memory and stop them.", (HOLDERS,)),
+            evidence=("verify.devices",),
+        )
+    if "busy or unavailable" in lowered:
+        return Finding(
+            "verify.device-busy",
+            Severity.ERROR,
+            f"{name} refused a CUDA context: it is busy or unavailable",
+            detail=f"observed: {error}; required: compute mode Default, or no other process on an exclusive GPU.",
+            fix=Fix(
+                "See who holds the GPU; set compute mode Default (needs root).",
+                (HOLDERS, "sudo nvidia-smi -c 0"),
+            ),
+            evidence=("verify.devices",),
+        )
+    return Finding(
+        "verify.smoke-failed",
+        Severity.ERROR,
+        f"The smoke test failed on {name}: {error}",
+        detail="observed: allocating, running a kernel and copying back did not give the CPU's result; "
+        "required: it does.",
+        fix=Fix("Look for Xid errors from the driver and run gpudoctor check.", (XID, "gpudoctor check")),
+        evidence=("verify.devices",),
+    )
+
+
+@check("verify.smoke", "Kernels run on the GPU and agree with the CPU")
+def smoke(facts: Facts) -> Iterator[Finding]:
+    v = verify_facts(facts)
+    if v.cuda_available is False:
+        cause = _not_proven_cause(facts, v)
+        cpu = [r for r in v.runs if r.device == "cpu" and r.samples_per_s]
+        ran = ", ".join(f"{r.model} at {r.samples_per_s:,.0f} samples/s" for r in cpu) or "nothing"
+        yield Finding(
+            "verify.not-proven",
+            Severity.ERROR,
+            f"GPU acceleration could not be proven: {cause}",
+            detail=f"observed: torch.cuda.is_available() is False under {v.python}; required: a usable CUDA GPU. "
+            f"Only the CPU side ran ({ran})."
+            + (f" CUDA said: {v.cuda_error}" if v.cuda_error and v.cuda_error not in cause else ""),
+            fix=CHECK_GPU,
+            evidence=("verify.cuda_available", "verify.cuda_error", "torch.cuda_compiled", "driver.nvml_error"),
+        )
+        return
+    tested = [d for d in v.devices if d.smoke_ok is not None]
+    if not tested:
+        raise skip("no smoke test result: the GPU worker stopped first (see verify.worker)")
+    for dev in tested:
+        if not dev.smoke_ok:
+            yield _smoke_problem(v, dev, facts)
+        else:
+            yield Finding(
+                "verify.smoke-ok",
+                Severity.INFO,
+                f"{gpu_name(dev, dev.device)}: kernels ran, and the results copied back match the CPU's",
+                evidence=("verify.devices",),
+            )
+
+
+@check("verify.parity", "The GPU computes the same loss and gradients as the CPU")
+def parity(facts: Facts) -> Iterator[Finding]:
+    v = verify_facts(facts)
+    results = [(d, p) for d in v.devices for p in d.parity]
+    if not results:
+        raise skip("no parity result: no GPU got that far (see verify.smoke and verify.worker)")
+    for dev, p in results:
+        name = f"{p.model} on {gpu_name(dev, dev.device)}"
+        if p.error:
+            yield Finding(
+                "verify.parity-error",
+                Severity.ERROR,
+                f"Forward and backward of {name} failed: {p.error}",
+                detail="observed: an error instead of a loss and gradients; "
+                "required: the step runs on the GPU as on the CPU.",
+                fix=Fix("Look for Xid errors from the driver and run gpudoctor check.", (XID, "gpudoctor check")),
+                evidence=("verify.devices",),
+            )
+        elif not p.ok:
+            worst = max(p.loss_rel_diff or 0.0, p.grad_rel_diff or 0.0)
+            observed = "non-finite values" if p.grad_rel_diff is None or p.loss_rel_diff is None else f"{worst:.3g}"
+            yield Finding(
+                "verify.parity-failed",
+                Severity.ERROR,
+                f"{name} computes different numbers from the CPU: largest relative difference {observed}, "
+                f"tolerance {p.tolerance or 0:g}",
+                detail=f"observed: loss differs by {_g(p.loss_rel_diff)}, gradients by {_g(p.grad_rel_diff)} "
+                f"(worst: {p.worst or 'unknown'}), identical weights and batch, TF32 off; required: at most "
+                f"{p.tolerance or 0:g}. A GPU that computes wrongly has failing memory or a broken driver/library.",
+                fix=Fix("Check the GPU's ECC counters and the driver's Xid errors.", ("nvidia-smi -q -d ECC", XID)),
+                evidence=("verify.devices",),
+            )
+        else:
+            largest = max(p.loss_rel_diff or 0.0, p.grad_rel_diff or 0.0)
+            yield Finding(
+                "verify.parity-ok",
+                Severity.INFO,
+                f"{name}: loss and gradients match the CPU within {_g(largest)} (tolerance {p.tolerance or 0:g})",
+                evidence=("verify.devices",),
+            )
+
+
+def _g(value: Optional[float]) -> str:
+    return "n/a" if value is None else f"{value:.2g}"
+
+
+CHECKS: List[Check] = [worker, smoke, parity] + LEARNING_CHECKS + SPEED_CHECKS

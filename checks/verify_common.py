@@ -1,0 +1,30 @@
+"""What the verify.* checks share: the verify section or SKIP, device names, and the diagnostic commands they print."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from gpudoctor.facts import Facts
+from gpudoctor.model import Fix
+from gpudoctor.registry import need
+from gpudoctor.verify_facts import DeviceResult, VerifyFacts
+
+CHECK_GPU = Fix("Run gpudoctor check: it names the root cause and the exact fix.", ("gpudoctor check",))
+XID = "sudo dmesg | grep -i -E 'NVRM|Xid'"
+HOLDERS = "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"
+
+
+def verify_facts(facts: Facts) -> VerifyFacts:
+    """The verify section, or SKIP: ``gpudoctor check`` trains nothing."""
+    return need(facts.verify, "verify", "gpudoctor verify was not run (only it trains models)")
+
+
+def gpu_name(dev: Optional[DeviceResult], label: str) -> str:
+    if dev is None or not dev.name:
+        return label
+    cc = f", sm_{dev.compute_capability[0]}{dev.compute_capability[1]}" if dev.compute_capability else ""
+    return f"{label} ({dev.name}{cc})"
+
+
+def device(v: VerifyFacts, label: str) -> Optional[DeviceResult]:
+    return next((d for d in v.devices if d.device == label), None)

@@ -1,0 +1,194 @@
+"""Judges how fast ``gpudoctor verify`` found the GPU: training speed-up over the CPU, matmul and PCIe throughput."""
+
+from __future__ import annotations
+
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from gpudoctor.checks.verify_common import HOLDERS, verify_facts
+from gpudoctor.facts import Facts, Gpu
+from gpudoctor.model import Finding, Fix, Severity
+from gpudoctor.registry import Check, check, skip
+from gpudoctor.verify_facts import DeviceResult
+
+SPEEDUP_REQUIRED = 1.0  # below: the GPU is slower than the CPU, acceleration not proven
+SPEEDUP_EXPECTED = 2.0  # below: a warning
+MATMUL_SHARE = 0.40  # of the data-sheet peak; large products reach 70-90% on a healthy GPU
+PCIE_SHARE = 0.50  # of the link's rate, pinned memory; healthy links reach 75-90%
+
+# GB/s per lane and direction after line coding: 8b/10b for Gen 1-2, 128b/130b for Gen 3-5, FLIT for Gen 6.
+PCIE_LANE_GBPS: Dict[int, float] = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
+PERFORMANCE = "nvidia-smi -q -d PERFORMANCE,CLOCK,POWER"
+LINK = (
+    "nvidia-smi --query-gpu=index,pci.bus_id,pcie.link.gen.current,pcie.link.gen.max,"
+    "pcie.link.width.current,pcie.link.width.max --format=csv"
+)
+
+
+def _bus(text: Optional[str]) -> Optional[Tuple[int, int, int]]:
+    """(domain, bus, device) from "0000:65:00.0" (torch) or "00000000:65:00.0" (NVML)."""
+    if not text:
+        return None
+    try:
+        domain, bus, rest = text.strip().lower().split(":")
+        return int(domain, 16), int(bus, 16), int(rest.split(".")[0], 16)
+    except ValueError:
+        return None
+
+
+def nvml_gpu(facts: Facts, dev: DeviceResult) -> Optional[Gpu]:
+    """The NVML GPU that torch's device is: by PCI bus id, or the only one there is."""
+    wanted = _bus(dev.pci_bus_id)
+    for gpu in facts.gpus:
+        if wanted is not None and _bus(gpu.pci_bus_id) == wanted:
+            return gpu
+    if len(facts.gpus) == 1 and len(facts.verify.devices if facts.verify else ()) == 1:
+        return facts.gpus[0]
+    return None
+
+
+def _throttled(facts: Facts, dev: Optional[DeviceResult]) -> str:
+    gpu = nvml_gpu(facts, dev) if dev is not None else None
+    reasons = [r for r in (gpu.throttle_reasons if gpu else ()) if r not in ("gpu_idle", "none")]
+    return f" NVML reported clock limits: {', '.join(reasons)}." if reasons else ""
+
+
+@check("verify.speedup", "The GPU trains faster than the CPU")
+def speedup(facts: Facts) -> Iterator[Finding]:
+    v = verify_facts(facts)
+    cpu = {r.model: r for r in v.runs if r.device == "cpu" and r.samples_per_s and not r.error}
+    pairs = [(r, cpu.get(r.model)) for r in v.runs if r.device != "cpu" and r.samples_per_s and not r.error]
+    pairs = [(g, c) for g, c in pairs if c is not None]
+    if not pairs:
+        raise skip("no GPU run and CPU run of the same model to compare")
+    for gpu_run, cpu_run in pairs:
+        assert cpu_run is not None and gpu_run.samples_per_s and cpu_run.samples_per_s
+        ratio = gpu_run.samples_per_s / cpu_run.samples_per_s
+        dev = next((d for d in v.devices if d.device == gpu_run.device), None)
+        threads = f" ({cpu_run.threads} threads)" if cpu_run.threads else ""
+        observed = (
+            f"{gpu_run.model}: {gpu_run.device} trained {gpu_run.samples_per_s:,.0f} samples/s, the CPU{threads} "
+            f"{cpu_run.samples_per_s:,.0f} samples/s: {ratio:.2f}x"
+        )
+        if ratio >= SPEEDUP_EXPECTED:
+            yield Finding(
+                "verify.speedup",
+                Severity.INFO,
+                f"{observed} (required more than {SPEEDUP_REQUIRED:g}x)",
+                evidence=("verify.runs",),
+            )
+            continue
+        causes = (
+            f"The workload is small (batch {gpu_run.batch_size}, a model of under a million parameters; seed 003 notes "
+            "that small models and batches show little GPU speed-up), but this loop keeps the data on the GPU and "
+            "syncs once per epoch, so a healthy GPU still wins clearly. Likely causes: the GPU is shared with other "
+            "processes, held at low clocks (power cap, thermal limit, a low application clock), or a MIG slice; in "
+            "your own code, also a DataLoader feeding from the CPU and .item() or .cpu() every step."
+            + _throttled(facts, dev)
+        )
+        yield Finding(
+            "verify.no-speedup" if ratio < SPEEDUP_REQUIRED else "verify.low-speedup",
+            Severity.ERROR if ratio < SPEEDUP_REQUIRED else Severity.WARNING,
+            f"{observed}; required more than {SPEEDUP_REQUIRED:g}x"
+            + ("" if ratio < SPEEDUP_REQUIRED else f", expected at least {SPEEDUP_EXPECTED:g}x"),
+            detail=causes,
+            fix=Fix("See what else runs on the GPU and what limits its clocks.", (HOLDERS, PERFORMANCE)),
+            evidence=("verify.runs", "gpus.throttle_reasons"),
+        )
+
+
+def _link_rate(gpu: Gpu) -> Optional[Tuple[float, str]]:
+    """Theoretical GB/s per direction of the GPU's best link, and how the link stood when probed."""
+    gen = gpu.pcie_gen_max or gpu.pcie_gen_current
+    width = gpu.pcie_width_max or gpu.pcie_width_current
+    if not gen or not width or gen not in PCIE_LANE_GBPS:
+        return None
+    now = ""
+    if gpu.pcie_gen_current and gpu.pcie_width_current:
+        now = f"; when probed it ran at Gen{gpu.pcie_gen_current} x{gpu.pcie_width_current} (GPUs lower it when idle)"
+    return PCIE_LANE_GBPS[gen] * width, f"PCIe Gen{gen} x{width}: {PCIE_LANE_GBPS[gen] * width:.1f} GB/s{now}"
+
+
+def _matmul_findings(dev: DeviceResult, name: str) -> Iterator[Finding]:
+    for m in dev.matmul:
+        if m.error or m.tflops is None:
+            yield Finding(
+                "verify.bench-error",
+                Severity.WARNING,
+                f"{name}: the {m.dtype} matrix product failed: {m.error}",
+                evidence=("verify.devices",),
+            )
+        elif m.peak_tflops:
+            share = m.tflops / m.peak_tflops
+            peak = f"{m.peak_tflops:,.1f} TFLOP/s peak"
+            observed = f"{name}: {m.dtype} matmul {m.tflops:,.1f} TFLOP/s, {share:.0%} of the {peak}"
+            if share < MATMUL_SHARE:
+                yield Finding(
+                    "verify.matmul-slow",
+                    Severity.WARNING,
+                    f"{observed}; expected at least {MATMUL_SHARE:.0%}",
+                    detail=f"The peak is from the {m.peak_source}. A healthy GPU reaches 70-90% of it on an n={m.n} "
+                    "product; far less means low clocks (power cap, thermal limit), another process on the GPU, "
+                    "or a MIG slice.",
+                    fix=Fix("See what limits the GPU's clocks and what else runs on it.", (PERFORMANCE, HOLDERS)),
+                    evidence=("verify.devices",),
+                )
+            else:
+                yield Finding(
+                    "verify.matmul", Severity.INFO, f"{observed} ({m.peak_source})", evidence=("verify.devices",)
+                )
+        else:
+            yield Finding(
+                "verify.matmul",
+                Severity.INFO,
+                f"{name}: {m.dtype} matmul {m.tflops:,.1f} TFLOP/s (no data-sheet peak known for this GPU)",
+                evidence=("verify.devices",),
+            )
+
+
+def _copy_findings(facts: Facts, dev: DeviceResult, name: str) -> Iterator[Finding]:
+    gpu = nvml_gpu(facts, dev)
+    link = _link_rate(gpu) if gpu is not None else None
+    for c in dev.copies:
+        label = f"{name}: {'host to device' if c.direction == 'h2d' else 'device to host'} from {c.memory} memory"
+        if c.error or c.gb_per_s is None:
+            yield Finding(
+                "verify.bench-error", Severity.WARNING, f"{label} failed: {c.error}", evidence=("verify.devices",)
+            )
+            continue
+        if link is None:
+            yield Finding(
+                "verify.copy",
+                Severity.INFO,
+                f"{label}: {c.gb_per_s:.1f} GB/s (the PCIe link is not known)",
+                evidence=("verify.devices",),
+            )
+            continue
+        rate, text = link
+        observed = f"{label}: {c.gb_per_s:.1f} GB/s, {c.gb_per_s / rate:.0%} of {text}"
+        if c.memory == "pinned" and c.gb_per_s < PCIE_SHARE * rate:
+            yield Finding(
+                "verify.pcie-slow",
+                Severity.WARNING,
+                f"{observed}; expected at least {PCIE_SHARE:.0%}",
+                detail="Pinned copies reach 75-90% of a healthy link. Less means the card sits in a slot or riser with "
+                "fewer lanes, the link trained at a lower generation, or a virtualisation layer is in the way.",
+                fix=Fix("Compare the link's current and maximum generation and width under load.", (LINK,)),
+                evidence=("verify.devices", "gpus.pcie_gen_max", "gpus.pcie_width_max"),
+            )
+        else:
+            yield Finding("verify.copy", Severity.INFO, observed, evidence=("verify.devices", "gpus.pcie_gen_max"))
+
+
+@check("verify.bench", "Matrix products and host/device copies reach the GPU's rated speed")
+def bench(facts: Facts) -> Iterator[Finding]:
+    v = verify_facts(facts)
+    measured = [d for d in v.devices if d.matmul or d.copies]
+    if not measured:
+        raise skip("no micro-benchmark result: no GPU got that far (see verify.smoke and verify.worker)")
+    for dev in measured:
+        name = f"{dev.device} ({dev.name})" if dev.name else dev.device
+        yield from _matmul_findings(dev, name)
+        yield from _copy_findings(facts, dev, name)
+
+
+CHECKS: List[Check] = [speedup, bench]

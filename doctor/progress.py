@@ -1,0 +1,146 @@
+"""What ``gpudoctor verify`` shows on stderr while it works: a bar per model and device with samples/s, downloads."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Dict, Iterator, Optional, Tuple
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TransferSpeedColumn,
+)
+
+from gpudoctor.fetch import Progress as DownloadReport
+from gpudoctor.trainers.protocol import EPOCH, HELLO, PARITY, PROGRESS, RUN, SMOKE, STAGE
+
+_STAGES = {"data": "loading the data", "smoke": "smoke test", "parity": "CPU/GPU parity", "bench": "micro-benchmarks"}
+
+
+def _console() -> Console:
+    return Console(stderr=True, markup=False, emoji=False, highlight=False)
+
+
+class View:
+    """Renders worker records as they arrive; does nothing when disabled."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._bars: Dict[Tuple[str, str], TaskID] = {}
+        self._greeted = False
+        self._progress = Progress(
+            TextColumn("{task.description}", markup=False),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}", markup=False),
+            TimeElapsedColumn(),
+            console=_console(),
+            disable=not enabled,
+        )
+
+    def __enter__(self) -> View:
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    def _say(self, text: str) -> None:
+        if self.enabled:
+            self._progress.console.print(text, markup=False, highlight=False)
+
+    def record(self, rec: Dict[str, Any]) -> None:
+        event, device, model = rec.get("event"), str(rec.get("device", "")), str(rec.get("model", ""))
+        if event == HELLO:
+            self._hello(rec)
+        elif event == STAGE and rec.get("stage") == "train":
+            label = f"{model} on {device}" + (" (time-bounded baseline)" if device == "cpu" else "")
+            self._bars[(model, device)] = self._progress.add_task(label, total=None, rate="")
+        elif event == STAGE and device:
+            self._say(
+                f"{device}: {_STAGES.get(str(rec.get('stage')), rec.get('stage'))}" + (f" ({model})" if model else "")
+            )
+        elif event in (PROGRESS, EPOCH) and (model, device) in self._bars:
+            rate = rec.get("samples_per_s")
+            self._progress.update(
+                self._bars[(model, device)],
+                completed=rec.get("step", 0),
+                total=rec.get("total"),
+                rate=f"{rate:,.0f} samples/s" if isinstance(rate, (int, float)) else "",
+            )
+        elif event == RUN:
+            self._run(rec, model, device)
+        elif event == SMOKE:
+            self._say(
+                f"{device}: kernels run and agree with the CPU"
+                if rec.get("ok")
+                else f"{device}: smoke test failed: {rec.get('error')}"
+            )
+        elif event == PARITY:
+            self._say(
+                f"{device}: {model} parity " + ("ok" if rec.get("ok") else f"FAILED {rec.get('error') or ''}".rstrip())
+            )
+
+    def _hello(self, rec: Dict[str, Any]) -> None:
+        if self._greeted:
+            return
+        self._greeted = True
+        torch = f"torch {rec.get('torch')} under Python {rec.get('python')}"
+        if rec.get("cuda_available"):
+            names = ", ".join(f"{d.get('device')} {d.get('name')}" for d in rec.get("devices", []))
+            self._say(f"{torch}: {names}")
+        else:
+            self._say(f"{torch}: no usable GPU ({rec.get('cuda_error') or 'CUDA is not available'})")
+
+    def _run(self, rec: Dict[str, Any], model: str, device: str) -> None:
+        task = self._bars.get((model, device))
+        if task is None:
+            task = self._bars[(model, device)] = self._progress.add_task(f"{model} on {device}", total=None, rate="")
+        acc = rec.get("accuracy")
+        if rec.get("error"):
+            text = f"{model} on {device}: {rec['error']}"
+        elif rec.get("complete"):
+            text = (
+                f"{model} on {device}: {acc:.1%} test accuracy"
+                if isinstance(acc, (int, float))
+                else f"{model} on {device}"
+            )
+        else:
+            text = f"{model} on {device}: stopped at its time budget (baseline)"
+        self._progress.update(task, description=text)
+        if rec.get("complete"):
+            total = next((t.total for t in self._progress.tasks if t.id == task), None) or 1
+            self._progress.update(task, completed=total, total=total)
+
+    def finished(self, label: str, failure: Optional[str]) -> None:
+        if failure:
+            self._say(f"{label}: the worker {failure}")
+
+
+@contextlib.contextmanager
+def download_progress(enabled: bool) -> Iterator[Optional[DownloadReport]]:
+    """A callback that draws a download bar per file on stderr, or None when progress is off."""
+    if not enabled:
+        yield None
+        return
+    tasks: Dict[str, TaskID] = {}
+    with Progress(
+        TextColumn("downloading {task.description}", markup=False),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        console=_console(),
+    ) as progress:
+
+        def report(name: str, done: int, total: Optional[int]) -> None:
+            if name not in tasks:
+                tasks[name] = progress.add_task(name, total=total)
+            progress.update(tasks[name], completed=done, total=total)
+
+        yield report

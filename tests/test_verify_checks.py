@@ -1,0 +1,78 @@
+"""The verify.* checks on recorded results: each fixture's verdicts (findings, details, fixes) against a golden file.
+
+tests/fixtures/verify/NAME.json are facts with a verify section; NAME.expected.txt is what the checks make of them.
+Run ``pytest tests/test_verify_checks.py --update-goldens`` after changing a check, and review the diff.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from gpudoctor.checks.verify import CHECKS
+from gpudoctor.facts import Facts
+from gpudoctor.registry import Catalogue
+from gpudoctor.runner import run_checks
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "verify"
+CHECK_SOURCES = sorted((Path(__file__).resolve().parent.parent / "checks").glob("verify*.py"))
+
+
+def render(facts: Facts) -> str:
+    report = run_checks(Catalogue(tuple(CHECKS)), facts)
+    lines: List[str] = [f"exit code {report.exit_code()}"]
+    for result in report.results:
+        lines.append(
+            f"{result.check}: {result.status.value.upper()}" + (f" ({result.reason})" if result.reason else "")
+        )
+        for f in result.findings:
+            lines.append(f"  {f.severity.value} {f.code}: {f.summary}")
+            if f.detail:
+                lines.append(f"    detail: {f.detail}")
+            if f.fix is not None:
+                lines.append(f"    fix: {f.fix.text}")
+                lines.extend(f"      $ {command}" for command in f.fix.commands)
+            if f.evidence:
+                lines.append(f"    evidence: {', '.join(f.evidence)}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in FIXTURES.glob("*.json")))
+def test_recorded_results(name: str, update_goldens: bool) -> None:
+    facts = Facts.from_json((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
+    text = render(facts)
+    golden = FIXTURES / f"{name}.expected.txt"
+    if update_goldens or not golden.exists():
+        golden.write_text(text, encoding="utf-8")
+        if not update_goldens:
+            pytest.fail(f"{golden} did not exist; written, review it and run again")
+        return
+    assert text == golden.read_text(encoding="utf-8")
+
+
+def test_every_check_skips_without_a_verify_section() -> None:
+    report = run_checks(Catalogue(tuple(CHECKS)), Facts())
+    assert [(r.check, r.status.value, r.reason) for r in report.results] == [
+        (c, "skip", "gpudoctor verify was not run (only it trains models)")
+        for c in ("verify.worker", "verify.smoke", "verify.parity", "verify.learning", "verify.speedup", "verify.bench")
+    ]
+
+
+def test_verify_results_survive_the_facts_file_round_trip() -> None:
+    for path in sorted(FIXTURES.glob("*.json")):
+        facts = Facts.from_json(path.read_text(encoding="utf-8"))
+        assert Facts.from_json(facts.to_json()) == facts, path.stem
+
+
+@pytest.mark.parametrize("source", CHECK_SOURCES, ids=lambda p: p.name)
+def test_checks_import_nothing_that_touches_the_machine(source: Path) -> None:
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert imported & {"torch", "pynvml", "subprocess", "ctypes"} == set()
+    assert not any(
+        isinstance(n, ast.ImportFrom) and (n.module or "").startswith("gpudoctor.trainers") for n in ast.walk(tree)
+    )

@@ -1,0 +1,54 @@
+"""The JSON-lines protocol between the verify worker and gpudoctor: event names, test hooks and the writer."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import IO, Any
+
+# Events, in the order a worker usually sends them. Each line is one JSON object with "event" set to one of these.
+HELLO = "hello"  # interpreter, torch build, CUDA availability (and why not), the devices torch sees
+STAGE = "stage"  # the worker starts a step: data, smoke, parity, train, bench (for progress and hang messages)
+SMOKE = "smoke"  # kernel smoke test on one device
+PARITY = "parity"  # CPU versus GPU forward/backward of one model
+PROGRESS = "progress"  # training steps done so far, throttled
+EPOCH = "epoch"  # one epoch's mean training loss and test accuracy
+RUN = "run"  # one model trained on one device: the ModelRun fields
+BENCH = "bench"  # micro-benchmarks of one device
+FATAL = "fatal"  # the worker cannot go on: kind (import | device | data | internal) and error text
+DONE = "done"  # the last line of a worker that ran to its end
+
+# Hidden test hooks the worker honours (never set by gpudoctor itself).
+FAULT_ENV = (
+    "GPUDOCTOR_VERIFY_TEST_FAULT"  # crash | hang | garbage | oom [@device], comma-separated: at the first training step
+)
+ACCELERATOR_ENV = "GPUDOCTOR_VERIFY_TEST_ACCELERATOR"  # "cpu" or "cpu:N": the CPU stands in for N GPUs under test
+
+
+def _clean(value: Any) -> Any:
+    """JSON-safe copy: non-finite floats become None (the run's error text says the loss became NaN)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+class Emitter:
+    """Writes one flushed JSON line per event to the protocol stream."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def emit(self, event: str, **fields: Any) -> None:
+        record = {"event": event}
+        record.update(_clean(fields))
+        self._stream.write(json.dumps(record, allow_nan=False) + "\n")
+        self._stream.flush()
+
+    def raw(self, text: str) -> None:
+        """Write text as is (the garbage test hook)."""
+        self._stream.write(text)
+        self._stream.flush()

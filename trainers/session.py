@@ -1,0 +1,235 @@
+"""One worker session: report the torch build, then smoke-test, compare, train and benchmark one device."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import signal
+import sys
+import time
+import warnings
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from .protocol import ACCELERATOR_ENV, BENCH, DONE, FATAL, FAULT_ENV, HELLO, PARITY, RUN, SMOKE, STAGE, Emitter
+from .recipes import DATASETS, DEFAULT_EPOCHS, MODELS, NORMALISE, RECIPES, required_accuracy
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="gpudoctor-verify-worker")
+    p.add_argument("--device", default="auto", help="auto (the first GPU), cuda:N, or cpu (the CPU baseline)")
+    p.add_argument("--dataset", choices=DATASETS, default="synthetic")
+    p.add_argument("--data-dir")
+    p.add_argument("--epochs", type=int)
+    p.add_argument("--train-size", type=int)
+    p.add_argument("--test-size", type=int)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--cpu-seconds", type=float, default=3.0, help="training time per model on the CPU")
+    p.add_argument("--no-bench", action="store_true")
+    p.add_argument("--bench-n", type=int, help="matrix size (default: 8192, or 4096 under 16 GiB)")
+    p.add_argument("--bench-bytes", type=int, help="bytes per copy (default: 256 MiB, or 64 MiB under 4 GiB)")
+    p.add_argument("--bench-seconds", type=float, default=0.3)
+    return p.parse_args(list(argv))
+
+
+def _warnings_text(caught: List[warnings.WarningMessage]) -> List[str]:
+    return [" ".join(str(w.message).split()) for w in caught]
+
+
+def _hello(torch: Any, em: Emitter, stand_ins: int) -> Dict[str, Any]:
+    """What this torch can do with CUDA, and why not when it cannot (``stand_ins``: CPUs posing as GPUs, for tests)."""
+    from .sanity import error_text
+
+    info: Dict[str, Any] = {
+        "python": sys.version.split()[0],
+        "executable": sys.executable,
+        "torch": getattr(torch, "__version__", None),
+        "cuda_build": getattr(torch.version, "cuda", None),
+        "threads": torch.get_num_threads(),
+        "devices": [],
+    }
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            info["cuda_available"] = bool(torch.cuda.is_available())
+            if not info["cuda_available"]:
+                torch.cuda.init()  # raises the reason: CPU-only build, no driver, driver too old...
+            count = torch.cuda.device_count()
+            for i in range(count):
+                props = torch.cuda.get_device_properties(i)
+                bus = None
+                if hasattr(props, "pci_bus_id"):
+                    bus = f"{props.pci_domain_id:04x}:{props.pci_bus_id:02x}:{props.pci_device_id:02x}.0"
+                info["devices"].append(
+                    {
+                        "device": f"cuda:{i}",
+                        "name": props.name,
+                        "compute_capability": [props.major, props.minor],
+                        "total_memory_mib": int(props.total_memory) // (1024 * 1024),
+                        "pci_bus_id": bus,
+                    }
+                )
+        except Exception as exc:  # noqa: BLE001 - the reason is the point
+            info["cuda_error"] = error_text(exc)
+    info["warnings"] = _warnings_text(caught)
+    if info.get("cuda_available") and not info["devices"]:
+        info["cuda_available"] = False  # available, yet no device could be described: cuda_error says why
+    if stand_ins:
+        info["cuda_available"], info["cuda_error"] = True, None
+        info["devices"] = [
+            {"device": f"cuda:{i}", "name": "CPU (test stand-in for a GPU)", "total_memory_mib": 0}
+            for i in range(stand_ins)
+        ]
+    em.emit(HELLO, **info)
+    return info
+
+
+def _fault(em: Emitter, torch: Any, label: str) -> Optional[Callable[[], None]]:
+    """The test hook: ``kind`` or ``kind@device`` (comma-separated) fires once, at the worker's first training step."""
+    kinds = [
+        k
+        for k, _, where in (e.partition("@") for e in os.environ.get(FAULT_ENV, "").split(","))
+        if k and where in ("", label)
+    ]
+    if not kinds:
+        return None
+    kind = kinds[0]
+    fired = []
+
+    def fire() -> None:
+        if fired:
+            return
+        fired.append(kind)
+        if kind == "crash":
+            os.kill(os.getpid(), getattr(signal, "SIGSEGV", signal.SIGTERM))
+            time.sleep(5)
+        elif kind == "hang":
+            time.sleep(3600)
+        elif kind == "garbage":
+            em.raw('Segmentation fault handler: <<<\x1b[31m not json\n{"event": "progress", \n')
+            os._exit(0)
+        elif kind == "oom":
+            error = getattr(torch, "OutOfMemoryError", RuntimeError)
+            raise error(
+                "CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.93 GiB total capacity; "
+                "2.81 GiB already allocated; 25.38 MiB free; 3.06 GiB reserved in total by PyTorch)"
+            )
+
+    return fire
+
+
+def _relay(em: Emitter, model: str, label: str, event: str, **fields: Any) -> None:
+    em.emit(event, model=model, device=label, **fields)
+
+
+def main(argv: Sequence[str], em: Emitter) -> int:
+    args = parse(argv)
+    try:
+        import torch
+    except BaseException as exc:  # noqa: BLE001 - an import can fail in any way
+        em.emit(FATAL, kind="import", error=f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:600])
+        return 3
+    from . import data, sanity
+
+    hook, _, count = os.environ.get(ACCELERATOR_ENV, "").partition(":")
+    stand_in = hook == "cpu"
+    em.emit(STAGE, stage="cuda-init")
+    info = _hello(torch, em, int(count or 1) if stand_in and args.device != "cpu" else 0)
+
+    if args.device == "cpu":
+        label, device = "cpu", torch.device("cpu")
+    else:
+        if not info.get("cuda_available"):
+            em.emit(DONE, gpu=False)
+            return 0
+        label = "cuda:0" if args.device == "auto" else args.device
+        known = [d["device"] for d in info["devices"]]
+        if label not in known:
+            error = f"{label} does not exist: torch sees {len(known)} GPU(s) ({', '.join(known)})"
+            em.emit(FATAL, kind="device", error=error)
+            return 2
+        device = torch.device("cpu") if stand_in else torch.device(label)
+    gpu = next((d for d in info["devices"] if d["device"] == label), {})
+
+    em.emit(STAGE, stage="data", device=label)
+    try:
+        bundle = data.load(args.dataset, args.data_dir, args.train_size, args.test_size, args.seed)
+    except Exception as exc:  # noqa: BLE001
+        em.emit(FATAL, kind="data", error=sanity.error_text(exc))
+        return 4
+    if label != "cpu" and not _kernels_agree(torch, em, args, bundle, device, label):
+        em.emit(DONE, gpu=True)
+        return 0
+    _train_all(torch, em, args, bundle, device, label, _fault(em, torch, label))
+    if label != "cpu" and not args.no_bench:
+        _bench(em, args, gpu, device, label, stand_in)
+    em.emit(DONE, gpu=label != "cpu")
+    return 0
+
+
+def _kernels_agree(torch: Any, em: Emitter, args: argparse.Namespace, bundle: Any, device: Any, label: str) -> bool:
+    """The smoke test, then CPU/GPU parity of every model on one batch; False when kernels do not run at all."""
+    from . import data, loop, sanity
+
+    em.emit(STAGE, stage="smoke", device=label)
+    result = sanity.smoke(device)
+    em.emit(SMOKE, device=label, **result)
+    if not result["ok"]:
+        return False
+    mean, std = NORMALISE[args.dataset]
+    first = data.Bundle(bundle.name, bundle.x_train[:64], bundle.y_train[:64], bundle.x_test[:1], bundle.y_test[:1])
+    batch = loop.to_device(first, torch.device("cpu"), mean, std)
+    for model in MODELS[args.dataset]:
+        em.emit(STAGE, stage="parity", device=label, model=model)
+        em.emit(PARITY, device=label, **sanity.parity(model, (batch.x_train, batch.y_train), device, args.seed))
+    return True
+
+
+def _train_all(
+    torch: Any,
+    em: Emitter,
+    args: argparse.Namespace,
+    bundle: Any,
+    device: Any,
+    label: str,
+    fault: Optional[Callable[[], None]],
+) -> None:
+    """Train every model of the data set on ``device`` (time-bounded on the CPU), one RUN record each."""
+    from . import loop, sanity
+
+    epochs = args.epochs or DEFAULT_EPOCHS[args.dataset]
+    models = MODELS[args.dataset]
+    try:
+        on_device = loop.to_device(bundle, device, *NORMALISE[args.dataset])
+    except Exception as exc:  # noqa: BLE001
+        error = f"could not put the data set on {label}: {sanity.error_text(exc)}"
+        for model in models:
+            em.emit(RUN, model=model, device=label, error=error)
+        return
+    budget = args.cpu_seconds if label == "cpu" else None
+    for model in models:
+        em.emit(STAGE, stage="train", device=label, model=model)
+        report = functools.partial(_relay, em, model, label)
+        try:
+            run = loop.train(model, on_device, RECIPES[model], device, epochs, args.seed, budget, report, fault)
+        except Exception as exc:  # noqa: BLE001 - out of memory, CUDA errors: recorded, next model
+            run = {"model": model, "error": sanity.error_text(exc)}
+            if device.type == "cuda":
+                torch.cuda.empty_cache()
+        required, basis = required_accuracy(args.dataset, model, epochs, bundle.train_size, bundle.test_size)
+        run.update(device=label, accuracy_required=required, accuracy_basis=basis)
+        em.emit(RUN, **run)
+
+
+def _bench(em: Emitter, args: argparse.Namespace, gpu: Dict[str, Any], device: Any, label: str, stand_in: bool) -> None:
+    """Matmul and copy micro-benchmarks, sized to the GPU's memory (tiny for the test stand-in)."""
+    from . import bench
+
+    em.emit(STAGE, stage="bench", device=label)
+    memory = gpu.get("total_memory_mib") or 0
+    n = args.bench_n or (128 if stand_in else 8192 if memory >= 16 * 1024 else 4096)
+    nbytes = args.bench_bytes or ((256 if memory >= 4 * 1024 else 64) << 20)
+    seconds = min(args.bench_seconds, 0.05) if stand_in else args.bench_seconds
+    cc = gpu.get("compute_capability")
+    kinds = ("fp32",) if cc and cc[0] < 8 else ("fp32", "tf32", "bf16")  # TF32 and BF16 need sm_80 or newer
+    em.emit(BENCH, device=label, **bench.run(device, gpu.get("name"), n, nbytes, seconds, kinds))
