@@ -97,9 +97,12 @@ def _not_proven_cause(facts: Facts, v: VerifyFacts) -> str:
     version = v.torch_version or facts.torch.version or "torch"
     if facts.torch.cuda_compiled is False or (v.torch_version and v.cuda_build is None):
         return f"torch {version} is a CPU-only build"
-    if facts.driver.nvml_error in ("library_not_found", "driver_not_loaded") or "no NVIDIA driver" in (
+    no_driver = facts.driver.nvml_error in ("library_not_found", "driver_not_loaded") or "no NVIDIA driver" in (
         v.cuda_error or ""
-    ):
+    )
+    if no_driver and not facts.gpus and not dict(facts.extra).get("nvidia_pci"):
+        return "no NVIDIA GPU or driver was found on this machine"
+    if no_driver:
         return "no NVIDIA driver is loaded"
     if not facts.gpus and facts.driver.gpu_count == 0:
         return "no NVIDIA GPU is visible"

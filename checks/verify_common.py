@@ -9,7 +9,8 @@ from gpudoctor.model import Fix
 from gpudoctor.registry import need
 from gpudoctor.verify_facts import DeviceResult, VerifyFacts
 
-CHECK_GPU = Fix("Run gpudoctor check: it names the root cause and the exact fix.", ("gpudoctor check",))
+CHECK_GPU = Fix("The other rows of this report name the root cause and its fix; gpudoctor check prints them on their own.",
+                ("gpudoctor check",))
 XID = "sudo dmesg | grep -i -E 'NVRM|Xid'"
 HOLDERS = "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"
 

@@ -76,3 +76,27 @@ def test_checks_import_nothing_that_touches_the_machine(source: Path) -> None:
     assert not any(
         isinstance(n, ast.ImportFrom) and (n.module or "").startswith("gpudoctor.trainers") for n in ast.walk(tree)
     )
+
+
+def test_not_proven_names_a_missing_driver_apart_from_a_machine_without_a_gpu() -> None:
+    import dataclasses
+
+    base = Facts.from_json((FIXTURES / "cpu_only_wheel.json").read_text(encoding="utf-8"))
+    assert base.verify is not None
+    cuda_build = dataclasses.replace(
+        base,
+        torch=dataclasses.replace(base.torch, cuda_compiled=True, version="2.6.0+cu126"),
+        driver=dataclasses.replace(base.driver, nvml_error="driver_not_loaded"),
+        verify=dataclasses.replace(base.verify, torch_version="2.6.0+cu126", cuda_build="12.6",
+                                   cuda_error="RuntimeError: Found no NVIDIA driver on your system."),
+    )
+
+    def summary(facts: Facts) -> str:
+        report = run_checks(Catalogue(tuple(CHECKS)), facts)
+        [finding] = [f for r in report.results for f in r.findings if f.code == "verify.not-proven"]
+        return finding.summary
+
+    no_gpu = dataclasses.replace(cuda_build, gpus=(), extra=(("nvidia_pci", ""),))
+    assert summary(no_gpu) == "GPU acceleration could not be proven: no NVIDIA GPU or driver was found on this machine"
+    on_pci = dataclasses.replace(cuda_build, gpus=(), extra=(("nvidia_pci", "0000:01:00.0 10de:2786 0300"),))
+    assert summary(on_pci) == "GPU acceleration could not be proven: no NVIDIA driver is loaded"

@@ -92,7 +92,7 @@ def test_without_a_gpu_the_cpu_side_runs_and_nothing_is_proven() -> None:
     report = run_checks(Catalogue(tuple(CHECKS)), Facts(verify=v))
     assert report.exit_code() == 1
     smoke = report.results[1]
-    cause = "no NVIDIA driver is loaded" if v.cuda_build else f"torch {v.torch_version} is a CPU-only build"
+    cause = "no NVIDIA GPU or driver was found on this machine" if v.cuda_build else f"torch {v.torch_version} is a CPU-only build"
     assert [(f.code, f.severity.value, f.summary) for f in smoke.findings] == [
         ("verify.not-proven", "error", f"GPU acceleration could not be proven: {cause}")
     ]
