@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import queue
-import signal
 import subprocess
 import threading
 import time
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence
 
 import gpudoctor.trainers as _trainers
+from gpudoctor.procs import crashed, ending, kill_tree
 from gpudoctor.trainers.protocol import DONE, FATAL, STAGE
 
 # The worker is run by path; its package holds no torch import at the top, so finding it imports nothing heavy.
@@ -64,7 +64,7 @@ class Outcome:
             return "timeout"
         if fatal is not None:
             return str(fatal.get("kind") or "internal")
-        if self.returncode is not None and self.returncode < 0:
+        if crashed(self.returncode):
             return "crashed"
         return "garbage" if self.garbage else "exited"
 
@@ -79,12 +79,8 @@ class Outcome:
         if self.timed_out:
             return f"did not finish within {self.timeout:g} s and was stopped (it hung{where})"
         rc = self.returncode
-        if rc is not None and rc < 0:
-            try:
-                name = signal.Signals(-rc).name
-            except ValueError:
-                name = "unknown signal"
-            return f"was killed by signal {-rc} ({name}){where}{self._stderr_hint()}"
+        if crashed(rc):
+            return f"was {ending(rc)}{where}{self._stderr_hint()}"
         if self.garbage:
             shown = "; ".join(repr(g) for g in self.garbage[:2])
             return f"printed output that is not gpudoctor's protocol ({shown}) and stopped{where}"
@@ -103,7 +99,6 @@ def run(
 ) -> Outcome:
     """Start ``argv``, hand each record to ``on_record`` as it arrives, kill the worker after ``timeout`` seconds."""
     outcome = Outcome(timeout=timeout)
-    posix = os.name == "posix"
     try:
         proc = subprocess.Popen(
             list(argv),
@@ -114,7 +109,7 @@ def run(
             encoding="utf-8",
             errors="replace",
             env=dict(env) if env is not None else None,
-            start_new_session=posix,
+            start_new_session=os.name == "posix",
         )
     except OSError as exc:
         outcome.records.append({"event": FATAL, "kind": "start", "error": f"{argv[0]} cannot be started: {exc}"})
@@ -145,10 +140,10 @@ def run(
         outcome.returncode = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
     except (queue.Empty, subprocess.TimeoutExpired):
         outcome.timed_out = True
-        _kill(proc, posix)
+        kill_tree(proc)
         outcome.returncode = proc.wait()
     except BaseException:
-        _kill(proc, posix)
+        kill_tree(proc)
         proc.wait()
         raise
     for thread in threads:
@@ -176,14 +171,3 @@ def _parse(line: str) -> Optional[Record]:
     if isinstance(record, dict) and isinstance(record.get("event"), str):
         return record
     return None
-
-
-def _kill(proc: "subprocess.Popen[str]", posix: bool) -> None:
-    """Stop the worker and anything it started (it leads its own process group on POSIX)."""
-    try:
-        if posix:
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:
-            proc.kill()
-    except (ProcessLookupError, PermissionError, OSError):
-        pass

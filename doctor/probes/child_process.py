@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional
 
+from gpudoctor.procs import ending, kill_tree
+
+__all__ = ["CHILD", "ChildRun", "ending", "last_frame", "last_line", "spawn"]
+
 CHILD = Path(__file__).with_name("torch_child.py")
-_WINDOWS_CRASHES = {
-    0xC0000005: "access violation",
-    0xC0000409: "stack buffer overrun",
-    0xC000001D: "illegal instruction",
-}
-
-
 @dataclass(frozen=True)
 class ChildRun:
     """How the child process ended and what it printed."""
@@ -27,19 +23,6 @@ class ChildRun:
     returncode: Optional[int] = None
     timed_out: bool = False
     start_error: Optional[str] = None
-
-
-def _kill(proc: subprocess.Popen[str]) -> None:
-    try:
-        if os.name == "posix":
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:
-            proc.kill()
-    except OSError:
-        try:
-            proc.kill()
-        except OSError:
-            pass
 
 
 def spawn(python: str, timeout: float, environ: Optional[Mapping[str, str]] = None) -> ChildRun:
@@ -66,27 +49,12 @@ def spawn(python: str, timeout: float, environ: Optional[Mapping[str, str]] = No
             out, err = proc.communicate(timeout=timeout)
             return ChildRun(out, err, proc.returncode)
         except subprocess.TimeoutExpired:
-            _kill(proc)
+            kill_tree(proc)
             try:
                 out, err = proc.communicate(timeout=5)
             except subprocess.TimeoutExpired:
                 out, err = "", ""
             return ChildRun(out, err, proc.returncode, timed_out=True)
-
-
-def ending(returncode: Optional[int]) -> str:
-    """How a process that did not finish ended: "killed by signal 11 (SIGSEGV)", "exited with status 3"."""
-    if returncode is None:
-        return "was stopped"
-    if returncode < 0:
-        try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            name = "unknown signal"
-        return f"killed by signal {-returncode} ({name})"
-    if returncode in _WINDOWS_CRASHES:
-        return f"crashed with {_WINDOWS_CRASHES[returncode]} (0x{returncode:08X})"
-    return f"exited with status {returncode}"
 
 
 def last_frame(stderr: str) -> Optional[str]:
