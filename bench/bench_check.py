@@ -55,7 +55,7 @@ def main() -> int:
         time_command(argv, 1)  # warm the page cache
         results[label] = time_command(argv, args.runs)
     print(f"# bench_check ({env_note}; median of {args.runs})")
-    print(f"| command | median s |\n|---|---|")
+    print("| command | median s |\n|---|---|")
     for label, seconds in results.items():
         print(f"| {label} | {seconds:.3f} |")
     floor = results["python -c 'import torch' (floor)"]

@@ -8,7 +8,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from gpudoctor import compat
 from gpudoctor.checks import _fix
 from gpudoctor.facts import Facts
-from gpudoctor.model import Finding, Fix, Severity
+from gpudoctor.model import Finding, Severity
 from gpudoctor.registry import Check, Skip, check, need, skip
 
 CC = Tuple[int, int]

@@ -157,7 +157,7 @@ def duplicate_torch(facts: Facts) -> Iterator[Finding]:
         yield Finding(
             "packages.duplicate-torch", Severity.WARNING, f"two torch installs recorded in {site}: {versions}",
             "Observed: two torch metadata directories in one site-packages, the trace of conda and pip (or two pip runs) "
-            f"installing torch over each other. Required: one; the files on disk may be a mix of both.",
+            "installing torch over each other. Required: one; the files on disk may be a mix of both.",
             Fix("Remove conda's record of torch without touching the files, then reinstall one torch with pip.",
                 ("conda remove --force pytorch",) + ((reinstall,) if reinstall else ())),
             DUPLICATE_LINKS, evidence,

@@ -15,7 +15,6 @@ from gpudoctor.facts import (
     DriverFacts,
     EnvFacts,
     Facts,
-    Gpu,
     PlatformFacts,
     TorchDevice,
     TorchFacts,

@@ -18,7 +18,6 @@ import pytest
 
 from envs import ENVS, build_env, python_of
 from gpudoctor.checks import libs, packages
-from gpudoctor.facts import Facts
 from gpudoctor.model import CheckResult, Status
 from gpudoctor.probes import collect
 from gpudoctor.runner import run_check
