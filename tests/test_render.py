@@ -252,3 +252,24 @@ def test_markdown_without_facts_when_nothing_fits() -> None:
         "*The facts are too large to embed within GitHub's 3,000-character limit; attach the output of "
         "`gpudoctor facts -o facts.json` instead.*\n"
     )
+
+
+def test_tracebacks_fold_to_their_last_line_unless_verbose() -> None:
+    from gpudoctor.render.terminal import fold_tracebacks
+
+    detail = (
+        "Importing torch failed.\n"
+        "Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.11/site-packages/torch/__init__.py", line 409, in <module>\n'
+        "    from torch._C import *\n"
+        '  File "<frozen importlib._bootstrap>", line 1176, in _find_and_load\n'
+        "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory\n"
+        "See the fix below."
+    )
+    assert fold_tracebacks(detail) == (
+        "Importing torch failed.\n"
+        "(a traceback of 2 frames ends in the line below; -v shows it)\n"
+        "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory\n"
+        "See the fix below."
+    )
+    assert fold_tracebacks("no traceback here") == "no traceback here"

@@ -37,6 +37,25 @@ def _text_lines(text: str, indent: str, style: str = "") -> List[Line]:
     return [[(indent + line if line.strip() else "", style)] for line in text.splitlines()]
 
 
+def fold_tracebacks(text: str) -> str:
+    """Replace each Python traceback in ``text`` by its last line and a pointer to ``-v``."""
+    out: List[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() != "Traceback (most recent call last):":
+            out.append(lines[i])
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and (lines[j].startswith((" ", "\t")) or not lines[j].strip()):
+            j += 1
+        frames = sum(1 for line in lines[i + 1:j] if line.lstrip().startswith("File "))
+        out.append(f"(a traceback of {plural(frames, 'frame')} ends in the line below; -v shows it)")
+        i = j
+    return "\n".join(out)
+
+
 def _finding_lines(finding: Finding, verbose: bool) -> List[Line]:
     mark = SEVERITY_MARKS[finding.severity]
     style = SEVERITY_STYLES[finding.severity]
@@ -45,7 +64,7 @@ def _finding_lines(finding: Finding, verbose: bool) -> List[Line]:
         first.append((f" [{finding.code}]", "dim"))
     lines: List[Line] = [first]
     if finding.detail:
-        lines += _text_lines(finding.detail, BODY)
+        lines += _text_lines(finding.detail if verbose else fold_tracebacks(finding.detail), BODY)
     if finding.inferred:
         lines.append([(BODY + "(built on inferred facts, not observed ones)", "dim")])
     if finding.fix is not None:
