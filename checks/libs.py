@@ -208,7 +208,7 @@ def _failed_libraries(texts: str) -> List[str]:
     return list(dict.fromkeys(found))
 
 
-@check("libs.missing", "the libraries torch needs are installed")
+@check("libs.missing", "Libraries torch needs are installed")
 def missing(facts: Facts) -> Iterator[Finding]:
     t = facts.torch
     if need(t.installed, "torch.installed", "whether torch is installed is not known") is False:

@@ -107,7 +107,7 @@ def _removal(facts: Facts, torch_dir: str, imported: bool) -> Fix:
                (f"{_fix.shell_quote(facts, f'{owner.group(1)}/bin/python{owner.group(2)}')} -m pip uninstall -y torch",))
 
 
-@check("packages.duplicate-torch", "one torch installation")
+@check("packages.duplicate-torch", "One torch installation")
 def duplicate_torch(facts: Facts) -> Iterator[Finding]:
     t = facts.torch
     if need(t.installed, "torch.installed", "whether torch is installed is not known") is False:

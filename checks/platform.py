@@ -221,7 +221,7 @@ def macos(facts: Facts) -> Iterator[Finding]:
         yield Finding("platform.macos", Severity.INFO, "macOS has no CUDA; whether MPS works was not reported")
 
 
-@check("platform.no-nvidia-gpu", "an NVIDIA GPU is present")
+@check("platform.no-nvidia-gpu", "An NVIDIA GPU is present")
 def no_nvidia_gpu(facts: Facts) -> Iterator[Finding]:
     if facts.platform.system == "Darwin":
         raise skip("macOS: see platform.macos")
