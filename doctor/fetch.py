@@ -65,16 +65,27 @@ def ensure(dataset: str, root: Path, progress: Optional[Progress] = None, timeou
     """Make the files of ``dataset`` present under ``root`` (from local archives, else downloaded); return ``root``."""
     if not missing(dataset, root):
         return root
+    folders = [root / "MNIST" / "raw", root / "MNIST", root] if dataset == "mnist" else [root / CIFAR10_FOLDER, root]
+    new = [f for f in folders if not f.exists()]
     try:
         if dataset == "mnist":
             _ensure_mnist(root, progress, timeout)
         else:
             _ensure_cifar10(root, progress, timeout)
-    except DataUnavailable as exc:
-        raise DataUnavailable(_advice(dataset, root, str(exc))) from None
-    except OSError as exc:
-        raise DataUnavailable(_advice(dataset, root, f"{type(exc).__name__}: {exc}")) from None
+    except (DataUnavailable, OSError) as exc:
+        _remove_if_empty(new)
+        reason = str(exc) if isinstance(exc, DataUnavailable) else f"{type(exc).__name__}: {exc}"
+        raise DataUnavailable(_advice(dataset, root, reason)) from None
     return root
+
+
+def _remove_if_empty(folders: Sequence[Path]) -> None:
+    """Take back the folders a failed fetch created (deepest first), so it leaves nothing behind."""
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
 
 
 def _advice(dataset: str, root: Path, reason: str) -> str:
