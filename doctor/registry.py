@@ -4,7 +4,6 @@ from __future__ import annotations
 
 
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any, Callable, Iterable, Iterator, List, Optional, Tuple, TypeVar
 
 from gpudoctor.facts import Facts
@@ -124,10 +123,9 @@ def builtin_checks() -> Tuple[Check, ...]:
 
 
 def _entry_points() -> List[Any]:
-    eps = metadata.entry_points()
-    if hasattr(eps, "select"):
-        return list(eps.select(group=ENTRY_POINT_GROUP))
-    return list(eps.get(ENTRY_POINT_GROUP, []))  # pragma: no cover - Python < 3.10
+    from gpudoctor.entrypoints import entry_points
+
+    return list(entry_points(ENTRY_POINT_GROUP))
 
 
 def discover(plugins: bool = True, entry_points: Optional[List[Any]] = None) -> Catalogue:
@@ -140,7 +138,7 @@ def discover(plugins: bool = True, entry_points: Optional[List[Any]] = None) -> 
     for ep in entry_points if entry_points is not None else _entry_points():
         dist = getattr(ep, "dist", None)
         label = _dist_label(dist)
-        if dist is not None and _dist_label(dist).split(" ")[0].lower() == OWN_DISTRIBUTION:
+        if dist is not None and _dist_label(dist).split(" ")[0].lower().replace("_", "-") == OWN_DISTRIBUTION:
             continue  # the built-ins, already loaded
         try:
             loaded = _as_checks(ep.load())
