@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from pathlib import Path
 from typing import List, Optional, Tuple
 
 import pytest
 
+from checkhelp import SCENARIOS, commands, found, load
 from gpudoctor.checks import device_map, driver_state, env_vars, gpu_health
 from gpudoctor.checks.env_vars import parse_alloc_conf, suggest_alloc_conf
 from gpudoctor.facts import EnvFacts, Facts, Gpu, GpuProcess, TorchDevice
@@ -16,25 +16,15 @@ from gpudoctor.model import CheckResult, Status
 from gpudoctor.registry import Check
 from gpudoctor.runner import run_check
 
-SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 CHECKS: List[Check] = driver_state.CHECKS + device_map.CHECKS + gpu_health.CHECKS + env_vars.CHECKS
 MODULES = ("driver_state", "device_map", "gpu_health", "env_vars")
 
-
-def load(name: str) -> Facts:
-    return Facts.from_json((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))
 
 
 def run(check: Check, facts: Facts) -> CheckResult:
     return run_check(check, facts)
 
 
-def found(result: CheckResult) -> List[Tuple[str, str]]:
-    return [(f.severity.value, f.summary) for f in result.findings]
-
-
-def commands(result: CheckResult) -> List[Tuple[str, ...]]:
-    return [f.fix.commands if f.fix else () for f in result.findings]
 
 
 def with_gpus(facts: Facts, *gpus: Gpu, devices: Tuple[TorchDevice, ...] = (), **env: str) -> Facts:

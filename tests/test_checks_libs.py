@@ -3,42 +3,28 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 import pytest
 
+from checkhelp import SCENARIOS, commands, found, load, skipped
 from gpudoctor.checks import libs, packages, platform, toolkit, windows
 from gpudoctor.facts import CompanionFacts, Distribution, EnvFacts, Facts, LibraryFacts, PlatformFacts, TorchFacts
 from gpudoctor.model import CheckResult, Status
 from gpudoctor.registry import Check
 from gpudoctor.runner import run_check
 
-SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 OURS: List[Check] = libs.CHECKS + packages.CHECKS + windows.CHECKS + toolkit.CHECKS + platform.CHECKS
 BY_ID = {c.id: c for c in OURS}
 PY = "/home/ana/venv/bin/python"
 
-
-def load(name: str) -> Facts:
-    return Facts.from_json((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))
 
 
 def run(check_id: str, facts: Facts) -> CheckResult:
     return run_check(BY_ID[check_id], facts)
 
 
-def found(result: CheckResult) -> List[Tuple[str, str]]:
-    return [(f.severity.value, f.summary) for f in result.findings]
 
-
-def commands(result: CheckResult) -> List[Tuple[str, ...]]:
-    return [f.fix.commands if f.fix else () for f in result.findings]
-
-
-def skipped(result: CheckResult) -> Optional[str]:
-    assert result.status is Status.SKIP, (result.status, found(result))
-    return result.reason
 
 
 def test_ids_are_unique_and_every_code_is_its_check_id_on_every_scenario() -> None:

@@ -3,39 +3,24 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
-from typing import List, Optional, Tuple
 
+from checkhelp import commands, found, load, skipped
 from gpudoctor.checks import platform, toolkit, windows
 from gpudoctor.facts import DriverFacts, Facts, LibraryFacts, PlatformFacts, ToolkitFacts, TorchFacts
 from gpudoctor.model import CheckResult, Status
 from gpudoctor.runner import run_check
 
-SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 BY_ID = {c.id: c for c in windows.CHECKS + toolkit.CHECKS + platform.CHECKS}
 VC = ("Invoke-WebRequest https://aka.ms/vs/17/release/vc_redist.x64.exe -OutFile vc_redist.x64.exe",
       ".\\vc_redist.x64.exe /install /passive /norestart")
 
-
-def load(name: str) -> Facts:
-    return Facts.from_json((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))
 
 
 def run(check_id: str, facts: Facts) -> CheckResult:
     return run_check(BY_ID[check_id], facts)
 
 
-def found(result: CheckResult) -> List[Tuple[str, str]]:
-    return [(f.severity.value, f.summary) for f in result.findings]
 
-
-def commands(result: CheckResult) -> List[Tuple[str, ...]]:
-    return [f.fix.commands if f.fix else () for f in result.findings]
-
-
-def skipped(result: CheckResult) -> Optional[str]:
-    assert result.status is Status.SKIP, (result.status, found(result))
-    return result.reason
 
 
 # ---------------------------------------------------------------- windows.dll-load-failed
