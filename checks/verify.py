@@ -8,7 +8,7 @@ from __future__ import annotations
 import shlex
 from typing import Iterator, List, Optional
 
-from gpudoctor.checks.verify_common import CHECK_GPU, HOLDERS, XID, gpu_name, verify_facts
+from gpudoctor.checks.verify_common import CHECK_GPU, HOLDERS, XID, XID_FIX, gpu_name, verify_facts
 from gpudoctor.checks.verify_learning import CHECKS as LEARNING_CHECKS
 from gpudoctor.checks.verify_speed import CHECKS as SPEED_CHECKS
 from gpudoctor.facts import Facts
@@ -156,7 +156,7 @@ def _smoke_problem(v: VerifyFacts, dev: DeviceResult, facts: Facts) -> Finding:
         f"The smoke test failed on {name}: {error}",
         detail="observed: allocating, running a kernel and copying back did not give the CPU's result; "
         "required: it does.",
-        fix=Fix("Look for Xid errors from the driver and run gpudoctor check.", (XID, "gpudoctor check")),
+        fix=XID_FIX,
         evidence=("verify.devices",),
     )
 
@@ -209,7 +209,7 @@ def parity(facts: Facts) -> Iterator[Finding]:
                 f"Forward and backward of {name} failed: {p.error}",
                 detail="observed: an error instead of a loss and gradients; "
                 "required: the step runs on the GPU as on the CPU.",
-                fix=Fix("Look for Xid errors from the driver and run gpudoctor check.", (XID, "gpudoctor check")),
+                fix=XID_FIX,
                 evidence=("verify.devices",),
             )
         elif not p.ok:

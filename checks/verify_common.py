@@ -12,6 +12,7 @@ from gpudoctor.verify_facts import DeviceResult, VerifyFacts
 CHECK_GPU = Fix("The other rows of this report name the root cause and its fix; gpudoctor check prints them on their own.",
                 ("gpudoctor check",))
 XID = "sudo dmesg | grep -i -E 'NVRM|Xid'"
+XID_FIX = Fix("Look for Xid errors from the driver and run gpudoctor check.", (XID, "gpudoctor check"))
 HOLDERS = "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv"
 
 
