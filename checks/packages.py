@@ -11,16 +11,8 @@ from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, need, skip
 
-DUPLICATE_LINKS = ("https://pip.pypa.io/en/stable/user_guide/#user-installs", "https://docs.python.org/3/library/site.html")
 RELEASE_LINKS = ("https://pytorch.org/get-started/previous-versions/", "https://docs.pytorch.org/audio/stable/installation.html")
 STABLE_ABI_AUDIO = (2, 11)  # torchaudio 2.11+ is built on torch's stable ABI and runs with that torch and any later one
-_USER_SITE = re.compile(
-    r"[\\/]\.local[\\/]lib[\\/]python([\d.]+)[\\/]site-packages$|AppData[\\/]Roaming[\\/]Python[\\/]Python\d+[\\/]site-packages$"
-    r"|[\\/]Library[\\/]Python[\\/][\d.]+[\\/]lib[\\/]python[\\/]site-packages$",
-    re.IGNORECASE,
-)
-
-
 def normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
@@ -64,104 +56,6 @@ def release_set(facts: Facts, torch: str, variant: Optional[str], force_reinstal
     if pair is not None and pair.torchaudio and facts.torchaudio.installed:
         reqs.append(f"torchaudio=={pair.torchaudio}{tag}")
     return _fix.pip_install(facts, reqs, index, force_reinstall=force_reinstall)
-
-
-def _pythonpath(facts: Facts) -> List[str]:
-    value = facts.env.get("PYTHONPATH") or ""
-    return [e for e in value.split(";" if _fix.is_windows(facts) else ":") if e]
-
-
-def _kind(facts: Facts, site: str) -> str:
-    if any(e.rstrip("\\/") == site for e in _pythonpath(facts)):
-        return "PYTHONPATH"
-    if _USER_SITE.search(site):
-        return "user site"
-    return "conda environment" if re.search(r"conda|mamba|miniforge", site, re.IGNORECASE) else "site-packages"
-
-
-def _move_aside(facts: Facts, torch_dir: str) -> str:
-    q = _fix.shell_quote(facts, torch_dir)
-    return f"Rename-Item {q} torch.stray" if _fix.is_windows(facts) else f"mv {q} {_fix.shell_quote(facts, torch_dir + '.stray')}"
-
-
-def _removal(facts: Facts, torch_dir: str, imported: bool) -> Fix:
-    """How to take one torch directory off the path: edit PYTHONPATH, pip uninstall it, or move it aside."""
-    site = parent(torch_dir)
-    kind = _kind(facts, site)
-    if kind == "PYTHONPATH":
-        rest = [e for e in _pythonpath(facts) if e.rstrip("\\/") != site]
-        sep = ";" if _fix.is_windows(facts) else ":"
-        command = _fix.export_env(facts, "PYTHONPATH", sep.join(rest)) if rest else _fix.unset_env(facts, "PYTHONPATH")
-        return Fix(f"Take {site} out of PYTHONPATH, here and in the profile that sets it.", (command,))
-    if not any(d.location and d.location.rstrip("\\/") == site for d in facts.packages if normalise(d.name) == "torch"):
-        return Fix(f"{torch_dir} is not an installed distribution (a copied or source tree): move it aside.",
-                   (_move_aside(facts, torch_dir),))
-    if kind == "user site" and imported:
-        return Fix("Uninstall the user-site torch; pip removes the first torch on the path, which is this one.",
-                   (f"{_fix.python(facts)} -m pip uninstall -y torch",))
-    owner = re.match(r"^(.*)/lib/python([\d.]+)/site-packages$", site)
-    if owner is None or kind == "user site":
-        return Fix(f"Move {torch_dir} aside.", (_move_aside(facts, torch_dir),))
-    conda = f" (if conda installed it: conda remove -p {owner.group(1)} pytorch)" if "conda" in kind else ""
-    return Fix(f"Uninstall the torch in {site} with the Python it belongs to{conda}.",
-               (f"{_fix.shell_quote(facts, f'{owner.group(1)}/bin/python{owner.group(2)}')} -m pip uninstall -y torch",))
-
-
-@check("packages.duplicate-torch", "One torch installation")
-def duplicate_torch(facts: Facts) -> Iterator[Finding]:
-    t = facts.torch
-    if need(t.installed, "torch.installed", "whether torch is installed is not known") is False:
-        raise skip("torch is not installed")
-    dists = [d for d in facts.packages if normalise(d.name) == "torch"]
-    if not t.location:
-        raise skip("the directory torch is imported from is not known")
-    imported, site = t.location.rstrip("\\/"), parent(t.location.rstrip("\\/"))
-    version = t.version or "(unknown version)"
-    meta = {d.location.rstrip("\\/"): d.version for d in dists if d.location}
-    others = [o.rstrip("\\/") for o in t.other_locations if o.rstrip("\\/") != imported]
-    evidence = ("torch.location", "torch.other_locations", "packages")
-    if meta and site not in meta:
-        pip_side = "; ".join(f"{v} in {loc}" for loc, v in meta.items()) or dists[0].version
-        yield Finding(
-            "packages.duplicate-torch", Severity.ERROR,
-            f"Python imports torch {version} from {imported}, but pip's torch is {pip_side}",
-            f"Observed: import torch -> {imported} ({_kind(facts, site)}), with no installed-package metadata there. "
-            "Required: the torch that pip installed, so that pip and Python agree.",
-            _removal(facts, imported, True), DUPLICATE_LINKS, evidence,
-        )
-        return
-    if others and _kind(facts, site) in ("PYTHONPATH", "user site"):
-        hidden = "; ".join(f"torch {meta.get(parent(o), '')} in {parent(o)}".replace("torch  ", "torch ") for o in others)
-        yield Finding(
-            "packages.duplicate-torch", Severity.ERROR,
-            f"torch {version} from {site} ({_kind(facts, site)}) hides the environment's {hidden}",
-            f"Observed: import torch -> {imported}; also on the path: {', '.join(others)}. Required: one torch, "
-            "the environment's own; installing or upgrading torch in the environment changes nothing while this one comes first.",
-            _removal(facts, imported, True), DUPLICATE_LINKS, evidence,
-        )
-        return
-    for other in others:
-        where = parent(other)
-        yield Finding(
-            "packages.duplicate-torch", Severity.WARNING,
-            f"a second torch{(' ' + meta[where]) if where in meta else ''} in {where} ({_kind(facts, where)}) is hidden behind "
-            f"torch {version} from {site}",
-            f"Observed: {other} besides {imported}. Required: one torch on the path; the hidden one takes over when the other "
-            "is uninstalled and confuses pip and tools that scan the path.",
-            _removal(facts, other, False), DUPLICATE_LINKS, evidence,
-        )
-    same_place = [d for d in dists if d.location and d.location.rstrip("\\/") == site]
-    if len({d.version for d in same_place}) > 1:
-        versions = " and ".join(sorted(d.version for d in same_place))
-        reinstall = torch_reinstall(facts)
-        yield Finding(
-            "packages.duplicate-torch", Severity.WARNING, f"two torch installs recorded in {site}: {versions}",
-            "Observed: two torch metadata directories in one site-packages, the trace of conda and pip (or two pip runs) "
-            "installing torch over each other. Required: one; the files on disk may be a mix of both.",
-            Fix("Remove conda's record of torch without touching the files, then reinstall one torch with pip.",
-                ("conda remove --force pytorch",) + ((reinstall,) if reinstall else ())),
-            DUPLICATE_LINKS, evidence,
-        )
 
 
 def _audio_fits(torch: str, audio: str) -> Optional[bool]:
@@ -290,4 +184,4 @@ def unreleased_combination(facts: Facts) -> Iterator[Finding]:
     )
 
 
-CHECKS = [duplicate_torch, torchaudio_mismatch, unreleased_combination]
+CHECKS = [torchaudio_mismatch, unreleased_combination]

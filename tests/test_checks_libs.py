@@ -8,13 +8,13 @@ from typing import List, Optional
 import pytest
 
 from checkhelp import SCENARIOS, commands, found, load, skipped
-from gpudoctor.checks import libs, packages, platform, toolkit, windows
+from gpudoctor.checks import duplicates, libs, packages, platform, toolkit, windows
 from gpudoctor.facts import CompanionFacts, Distribution, EnvFacts, Facts, LibraryFacts, PlatformFacts, TorchFacts
 from gpudoctor.model import CheckResult, Status
 from gpudoctor.registry import Check
 from gpudoctor.runner import run_check
 
-OURS: List[Check] = libs.CHECKS + packages.CHECKS + windows.CHECKS + toolkit.CHECKS + platform.CHECKS
+OURS: List[Check] = libs.CHECKS + duplicates.CHECKS + packages.CHECKS + windows.CHECKS + toolkit.CHECKS + platform.CHECKS
 BY_ID = {c.id: c for c in OURS}
 PY = "/home/ana/venv/bin/python"
 
@@ -438,3 +438,19 @@ def test_a_torch_the_tables_do_not_know_is_said_as_information() -> None:
     assert found(result) == [(
         "info", "torch 2.4.0a0+3bcc3cddb5.nv24.07 is not a release this gpudoctor knows (a nightly, a source build or a newer release)",
     )]
+
+
+def test_a_paste_listing_another_torch_than_the_imported_one_warns() -> None:
+    facts = Facts(
+        torch=TorchFacts(installed=True, version="1.3.0"),
+        packages=(Distribution("torch", "1.2.0"), Distribution("torchvision", "0.4.0")),
+    )
+    result = run("packages.duplicate-torch", facts)
+    assert found(result) == [
+        ("warning", "torch 1.3.0 is the one imported, but the package list also shows torch 1.2.0"),
+    ]
+    assert commands(result) == [(
+        'python -c "import torch; print(torch.__version__, torch.__file__)"', "python -m pip list", "conda list pytorch",
+    )]
+    same = Facts(torch=TorchFacts(installed=True, version="2.0.1+cu117"), packages=(Distribution("torch", "2.0.1"),))
+    assert skipped(run("packages.duplicate-torch", same)) == "the directory torch is imported from is not known"

@@ -17,7 +17,7 @@ from typing import Callable, List, Tuple
 import pytest
 
 from envs import ENVS, build_env, python_of
-from gpudoctor.checks import libs, packages
+from gpudoctor.checks import duplicates, libs, packages
 from gpudoctor.model import CheckResult, Status
 from gpudoctor.probes import collect
 from gpudoctor.runner import run_check
@@ -29,7 +29,7 @@ pytestmark = [
 
 BASE = ("torch==2.13.0",)  # the CPU wheel in /opt/wheels on the CI machine
 MIXED = ("nvidia-cuda-runtime-cu12==12.6.77", "nvidia-nvtx==13.0.85")  # about 1 MB together
-BY_ID = {c.id: c for c in libs.CHECKS + packages.CHECKS}
+BY_ID = {c.id: c for c in libs.CHECKS + duplicates.CHECKS + packages.CHECKS}
 
 
 def found(result: CheckResult) -> List[Tuple[str, str]]:
