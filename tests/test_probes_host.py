@@ -130,7 +130,7 @@ def test_python_validation_errors(tmp_path: Path) -> None:
     with pytest.raises(PythonError, match=r"^.*/silent: is not a Python interpreter \(it exited with status 3 and printed nothing\)$"):
         validate(str(silent))
     old = _script(tmp_path / "python2", "echo GPUDOCTOR-PY 2.7.18\necho /usr/bin/python2\n")
-    with pytest.raises(PythonError, match=r"^.*/python2: is Python 2\.7\.18; gpudoctor needs Python 3\.8 or newer there$"):
+    with pytest.raises(PythonError, match=r"^.*/python2: is Python 2\.7\.18; gpudoctor needs Python 3\.6 or newer there$"):
         validate(str(old))
     plain = tmp_path / "plain"
     plain.write_text("print('hi')\n")

@@ -50,11 +50,12 @@ def _info(bare_python: str) -> PythonInfo:
     )
 
 
-def test_child_is_python_38_syntax() -> None:
-    tree = ast.parse(CHILD.read_text(encoding="utf-8"), feature_version=(3, 8))
+def test_child_is_python_36_syntax() -> None:
+    tree = ast.parse(CHILD.read_text(encoding="utf-8"), feature_version=(3, 6))
     imported = {a.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names}
     imported |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert imported <= set(sys.stdlib_module_names) | {"__future__"}
+    assert imported <= set(sys.stdlib_module_names)
+    assert "importlib.metadata" not in CHILD.read_text(encoding="utf-8")  # new in 3.8
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the fakes use POSIX signals and paths")
@@ -250,10 +251,10 @@ def test_a_second_torch_on_the_path_is_reported(bare_python: str) -> None:
     )
 
 
-def _python38() -> Optional[str]:
-    """A working Python 3.8: on PATH, or one that pyenv installed."""
-    candidates = [shutil.which("python3.8") or ""]
-    candidates += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.8*/bin/python3.8")))
+def _old_python(minor: int) -> Optional[str]:
+    """A working Python 3.minor: on PATH, or one that pyenv installed."""
+    candidates = [shutil.which(f"python3.{minor}") or ""]
+    candidates += sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/3.{minor}.*/bin/python3.{minor}")))
     for candidate in filter(None, candidates):
         try:
             return validate(candidate).path
@@ -262,13 +263,14 @@ def _python38() -> Optional[str]:
     return None
 
 
-def test_child_under_python_38() -> None:
-    python = _python38()
+@pytest.mark.parametrize("minor", [6, 7, 8])
+def test_child_under_old_pythons(minor: int) -> None:
+    python = _old_python(minor)
     if python is None:
-        pytest.skip("no working Python 3.8 here (PATH or ~/.pyenv)")
+        pytest.skip(f"no working Python 3.{minor} here (PATH or ~/.pyenv)")
     result = probe_torch(python, 30, _environ("broken"))
     assert result.errors == ()
-    assert result.python is not None and (result.python.version or "").startswith("3.8.")
+    assert result.python is not None and (result.python.version or "").startswith(f"3.{minor}.")
     assert result.torch.import_error == "OSError: libcudnn.so.9: cannot open shared object file: No such file or directory"
 
 

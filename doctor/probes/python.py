@@ -1,4 +1,4 @@
-"""Checks that the target interpreter is a Python 3.8+ before anything is run under it."""
+"""Checks that the target interpreter is a Python 3.6+ before anything is run under it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-MIN_VERSION = (3, 8)
+MIN_VERSION = (3, 6)  # the oldest Python that torch 1.x wheels, and so real broken environments, still use
 VALIDATE_TIMEOUT = 15.0
 
 # Python 2 can parse this too, so an old interpreter gets a clear message rather than a SyntaxError.
@@ -79,7 +79,7 @@ def validate(python: str, timeout: float = VALIDATE_TIMEOUT) -> PythonTarget:
             version = tuple(int(part) for part in match.groups())
             text = ".".join(match.groups())
             if version[:2] < MIN_VERSION:
-                raise PythonError(f"{python}: is Python {text}; gpudoctor needs Python 3.8 or newer there")
+                raise PythonError(f"{python}: is Python {text}; gpudoctor needs Python 3.6 or newer there")
             executable = lines[i + 1].strip() if i + 1 < len(lines) else ""
             return PythonTarget(path, text, executable or path)
     printed = done.stdout.strip() or done.stderr.strip()

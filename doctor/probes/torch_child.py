@@ -1,10 +1,10 @@
 """Reports the target Python, its packages, torch, torchvision and torchaudio as JSON lines; standard library only."""
 
-# Run by path under the interpreter being diagnosed, which may be any Python 3.8 or newer, so this file
-# uses nothing from gpudoctor and no syntax newer than 3.8. One JSON object per line goes to the original
-# stdout; everything else anything prints goes to stderr, so stray output cannot corrupt the records.
+# Run by path under the interpreter being diagnosed, which may be any Python 3.6 or newer, so this file
+# uses nothing from gpudoctor and no syntax or standard library module newer than 3.6. One JSON object
+# per line goes to the original stdout; everything else anything prints goes to stderr, so stray output
+# cannot corrupt the records.
 
-from __future__ import annotations
 
 import faulthandler
 import importlib
@@ -87,11 +87,44 @@ def path_entries() -> List[str]:
     return entries
 
 
+def _read_text(path: str) -> Optional[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def _egg_requires(folder: str) -> List[str]:
+    """Unconditional requirements of an .egg-info folder's requires.txt (the lines before any [section])."""
+    text = _read_text(os.path.join(folder, "requires.txt")) or ""
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            break
+        if line and not line.startswith("#"):
+            out.append(line)
+    return out
+
+
+def read_distribution(folder: str) -> Dict[str, Any]:
+    """Name, version and Requires-Dist of a .dist-info or .egg-info folder (PEP 566 metadata, read with email)."""
+    import email.parser
+
+    meta_file = "METADATA" if folder.endswith(".dist-info") else "PKG-INFO"
+    text = _read_text(os.path.join(folder, meta_file))
+    if text is None:
+        raise OSError("%s has no %s file" % (os.path.basename(folder), meta_file))
+    message = email.parser.Parser().parsestr(text, headersonly=True)
+    requires = message.get_all("Requires-Dist") or []
+    if folder.endswith(".egg-info") and not requires:
+        requires = _egg_requires(folder)
+    return {"name": message.get("Name") or "", "version": message.get("Version") or "", "requires": list(requires)}
+
+
 def distributions(entries: List[str]) -> List[Dict[str, Any]]:
     """torch, torchvision, torchaudio, triton, nvidia-*, cuda-* and pytorch-* distributions, every copy."""
-    import importlib.metadata
-    import pathlib
-
     found = []
     for entry in entries:
         try:
@@ -105,15 +138,14 @@ def distributions(entries: List[str]) -> List[Dict[str, Any]]:
             if not normalise(folder).startswith(("torch", "triton", "nvidia", "cuda", "pytorch")):
                 continue
             try:
-                dist = importlib.metadata.PathDistribution(pathlib.Path(path))
-                name = dist.metadata["Name"] or ""
-                wanted = normalise(name)
+                dist = read_distribution(path)
+                wanted = normalise(dist["name"])
                 if wanted not in WANTED and not wanted.startswith(WANTED_PREFIXES):
                     continue
                 requires = []
                 if wanted in REQUIRES_OF:
-                    requires = [r for r in (dist.requires or []) if not _EXTRA_ONLY.search(r)]
-                found.append({"name": name, "version": dist.version, "location": entry, "requires": requires})
+                    requires = [r for r in dist["requires"] if not _EXTRA_ONLY.search(r)]
+                found.append({"name": dist["name"], "version": dist["version"], "location": entry, "requires": requires})
             except Exception as exc:  # a damaged dist-info folder is itself worth reporting
                 found.append({"name": folder, "version": "", "location": entry, "error": describe(exc)})
     return found
