@@ -114,12 +114,26 @@ def _check(dataset: str, device: Optional[str], all_devices: bool, epochs: Optio
     return f"cuda:{int(match.group(1) or 0)}"
 
 
+WORKER_PYTHON = (3, 7)  # the trainers use postponed annotations
+
+
 def _interpreter(python: Optional[str]) -> str:
     if not python:
         return sys.executable
     found = shutil.which(python) if os.sep not in python else (python if os.access(python, os.X_OK) else None)
     if not found or os.path.isdir(found):
         raise VerifyInputError(f"--python {python}: no such interpreter (give the path of a python executable)")
+    from gpudoctor.probes.python import PythonError, validate
+
+    try:
+        version = validate(found).version
+    except PythonError as exc:
+        raise VerifyInputError(str(exc)) from None
+    if tuple(int(part) for part in version.split(".")[:2]) < WORKER_PYTHON:
+        raise VerifyInputError(
+            f"--python {python}: is Python {version}; the verify worker needs Python 3.7 or newer "
+            "(gpudoctor check still diagnoses this environment)"
+        )
     return found
 
 

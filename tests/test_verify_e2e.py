@@ -237,6 +237,19 @@ def test_each_gpu_has_its_own_worker_a_crash_keeps_results_and_a_hang_is_stopped
     assert verdicts(v)["verify.learning"] == ("pass", ["verify.learned", "verify.learned"])
 
 
+def test_a_python_too_old_for_the_worker_is_refused_in_one_line(tmp_path: Path) -> None:
+    old = tmp_path / "python3.6"
+    old.write_text("#!/bin/sh\necho GPUDOCTOR-PY 3.6.15\necho /usr/bin/python3.6\n")
+    old.chmod(0o755)
+    with pytest.raises(VerifyInputError) as info:
+        run_verify(python=str(old), dataset="synthetic", device=None, all_devices=False, data_dir=None,
+                   epochs=None, timeout=60, progress=False)
+    assert str(info.value) == (
+        f"--python {old}: is Python 3.6.15; the verify worker needs Python 3.7 or newer "
+        "(gpudoctor check still diagnoses this environment)"
+    )
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [
