@@ -241,7 +241,9 @@ def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional
     vision = _installed(facts, "torchvision") or facts.torch.installed is False
     audio = _installed(facts, "torchaudio")
     if _no_nvidia(facts) and not facts.torch.devices and (facts.platform.system or "").lower() != "darwin":
-        newest = compat.RELEASES[0].latest
+        python_version = facts.platform.python_version
+        release = next((r for r in compat.RELEASES if r.supports_python(python_version) is not False), compat.RELEASES[0])
+        newest = release.latest
         local = None if is_windows(facts) else "cpu"
         requirements = [f"torch=={newest.torch}" + (f"+{local}" if local else "")]
         if vision:

@@ -371,6 +371,16 @@ def test_torch_not_installed_on_a_machine_without_nvidia_recommends_the_cpu_whee
     )
 
 
+def test_the_cpu_wheel_offered_is_the_newest_for_the_target_python() -> None:
+    facts = replace(scenario("no-gpu-cpu-laptop"), torch=TorchFacts(installed=False),
+                    torchvision=CompanionFacts(installed=False), packages=())
+    old = replace(facts, platform=replace(facts.platform, python_version="3.9.18"))
+    assert only(torch_install.torch_install, old).fix == Fix(
+        "Install torch 2.8.0+cpu and torchvision 0.23.0+cpu (CPU-only: no NVIDIA GPU was found).",
+        (f"{PY} -m pip install torch==2.8.0+cpu torchvision==0.23.0+cpu --index-url https://download.pytorch.org/whl/cpu",),
+    )
+
+
 WIN_PY = "C:\\Users\\ana\\projects\\mnist\\.venv\\Scripts\\python.exe"
 
 
