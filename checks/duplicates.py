@@ -9,7 +9,7 @@ from gpudoctor.checks import _fix
 from gpudoctor.checks import packages as pk
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
-from gpudoctor.registry import check, need, skip
+from gpudoctor.registry import check, skip
 
 DUPLICATE_LINKS = ("https://pip.pypa.io/en/stable/user_guide/#user-installs", "https://docs.python.org/3/library/site.html")
 _USER_SITE = re.compile(
@@ -81,8 +81,7 @@ def _listed_twice(facts: Facts, listed: List[str]) -> Iterator[Finding]:
 @check("packages.duplicate-torch", "One torch installation")
 def duplicate_torch(facts: Facts) -> Iterator[Finding]:
     t = facts.torch
-    if need(t.installed, "torch.installed", "whether torch is installed is not known") is False:
-        raise skip("torch is not installed")
+    pk.require_torch(facts)
     dists = [d for d in facts.packages if pk.normalise(d.name) == "torch"]
     if not t.location:
         yield from _listed_twice(facts, [d.version for d in dists])

@@ -10,7 +10,7 @@ from gpudoctor.checks import packages as pk
 from gpudoctor.checks import toolkit as tk
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
-from gpudoctor.registry import check, need, skip
+from gpudoctor.registry import check, skip
 
 SHADOW_LINKS = ("https://github.com/pytorch/pytorch/issues/119989", "https://github.com/pytorch/pytorch/issues/104591")
 MISSING_LINKS = ("https://github.com/pytorch/pytorch/issues/104259", "https://github.com/pytorch/pytorch/issues/96595")
@@ -106,8 +106,7 @@ def _failed_beside_copies(facts: Facts, texts: str) -> Iterator[Finding]:
 @check("libs.shadowed", "CUDA libraries come from torch's own wheels")
 def shadowed(facts: Facts) -> Iterator[Finding]:
     t = facts.torch
-    if need(t.installed, "torch.installed", "whether torch is installed is not known") is False:
-        raise skip("torch is not installed")
+    pk.require_torch(facts)
     if facts.platform.system == "Darwin":
         raise skip("macOS has no CUDA libraries")
     texts = _texts(facts)
@@ -211,8 +210,7 @@ def _failed_libraries(texts: str) -> List[str]:
 @check("libs.missing", "Libraries torch needs are installed")
 def missing(facts: Facts) -> Iterator[Finding]:
     t = facts.torch
-    if need(t.installed, "torch.installed", "whether torch is installed is not known") is False:
-        raise skip("torch is not installed")
+    pk.require_torch(facts)
     dist = facts.package("torch")
     texts = _texts(facts)
     if (dist is None or not dist.requires) and not texts:
@@ -240,8 +238,7 @@ def missing(facts: Facts) -> Iterator[Finding]:
 
 @check("libs.wrong-version", "nvidia-* wheels at the versions torch requires")
 def wrong_version(facts: Facts) -> Iterator[Finding]:
-    if need(facts.torch.installed, "torch.installed", "whether torch is installed is not known") is False:
-        raise skip("torch is not installed")
+    pk.require_torch(facts)
     dist = facts.package("torch")
     if dist is None or not dist.requires:
         raise skip("torch's requirements are not known")

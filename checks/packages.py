@@ -1,4 +1,4 @@
-"""Checks of the installed torch distributions: one torch on the path, and torch, torchvision and torchaudio released together."""
+"""Checks of the installed torch distributions released together, and the helpers the install checks share."""
 
 from __future__ import annotations
 
@@ -19,6 +19,12 @@ def normalise(name: str) -> str:
 
 def parent(path: str) -> str:
     return re.sub(r"[\\/]+[^\\/]+[\\/]*$", "", path)
+
+
+def require_torch(facts: Facts) -> None:
+    """Skip the check when torch is not installed, or when whether it is was not recorded."""
+    if need(facts.torch.installed, "torch.installed", "whether torch is installed is not known") is False:
+        raise skip("torch is not installed")
 
 
 def torch_version(facts: Facts) -> Optional[str]:

@@ -252,8 +252,7 @@ def no_nvidia_gpu(facts: Facts) -> Iterator[Finding]:
 @check("torch.rocm-build-on-nvidia", "ROCm build of torch on an NVIDIA machine")
 def rocm_on_nvidia(facts: Facts) -> Iterator[Finding]:
     t = facts.torch
-    if need(t.installed, "torch.installed", "whether torch is installed is not known") is False:
-        raise skip("torch is not installed")
+    pk.require_torch(facts)
     version = pk.torch_version(facts) or ""
     if not (t.hip or "rocm" in version) or not _nvidia_present(facts):
         return
@@ -273,8 +272,7 @@ def rocm_on_nvidia(facts: Facts) -> Iterator[Finding]:
 @check("torch.cuda-build-on-amd", "CUDA build of torch on an AMD machine")
 def cuda_on_amd(facts: Facts) -> Iterator[Finding]:
     t = facts.torch
-    if need(t.installed, "torch.installed", "whether torch is installed is not known") is False:
-        raise skip("torch is not installed")
+    pk.require_torch(facts)
     version = pk.torch_version(facts) or ""
     if not (t.cuda or re.search(r"\+cu\d", version)) or _nvidia_present(facts):
         return

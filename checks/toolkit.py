@@ -180,8 +180,7 @@ def mismatch(facts: Facts) -> Iterator[Finding]:
         raise skip("no CUDA toolkit (nvcc) found; torch wheels carry their own CUDA runtime, so none is needed to run them")
     nvcc = need(_fix.cuda_major_minor(tk.nvcc_version), "toolkit.nvcc_version", "the nvcc version is not known")
     t = facts.torch
-    if need(t.installed, "torch.installed", "whether torch is installed is not known") is False:
-        raise skip("torch is not installed")
+    pk.require_torch(facts)
     built = torch_cuda(facts)
     if built is None:
         if t.hip:

@@ -92,8 +92,7 @@ def dll_load_failed(facts: Facts) -> Iterator[Finding]:
     if need(facts.platform.system, "platform.system", "the operating system is not known") != "Windows":
         raise skip("not Windows")
     t = facts.torch
-    if need(t.installed, "torch.installed", "whether torch is installed is not known") is False:
-        raise skip("torch is not installed")
+    pk.require_torch(facts)
     text = "\n".join(x for x in (t.import_error, t.import_traceback) if x)
     found = _WINERROR.search(text)
     if not found:
