@@ -1,0 +1,72 @@
+"""Quoting for the shells whose commands gpudoctor prints: POSIX sh, PowerShell and cmd.exe.
+
+Every value that reaches a printed command goes through ``quote`` or ``join`` here, once, for the
+shell the user will paste it into. A value that no quoting makes safe (control characters, or for
+cmd.exe ``"``, ``%`` and ``!``) raises ``UnsafeValue``; callers then say what to do in words.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import shlex
+from typing import Sequence
+
+__all__ = ["Shell", "UnsafeValue", "quote", "join", "has_control"]
+
+# C0 and C1 control characters, DEL, and the Unicode line and paragraph separators.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_POWERSHELL_BARE = re.compile(r"^[A-Za-z0-9_./:\\=+,-]+$")
+# PowerShell treats the typographic single quotes as quote characters too.
+_POWERSHELL_QUOTES = ("'", "\u2018", "\u2019", "\u201a", "\u201b")
+_CMD_BARE = re.compile(r"^[A-Za-z0-9_./:\\=+,-]+$")
+_CMD_UNQUOTABLE = re.compile(r'["%!^]')
+
+
+class Shell(enum.Enum):
+    POSIX = "posix"
+    POWERSHELL = "powershell"
+    CMD = "cmd"
+
+
+class UnsafeValue(ValueError):
+    """A value that cannot be put into a command for this shell without changing its meaning."""
+
+
+def has_control(value: str) -> bool:
+    return _CONTROL.search(value) is not None
+
+
+def quote(value: str, shell: Shell) -> str:
+    """One argument, quoted so that the shell passes it through unchanged."""
+    if has_control(value):
+        raise UnsafeValue("contains control characters")
+    if shell is Shell.POSIX:
+        if value.startswith("~/"):  # keep the home directory expandable
+            rest = value[2:]
+            return "~/" + shlex.quote(rest) if rest else "~/"
+        return shlex.quote(value)
+    if shell is Shell.POWERSHELL:
+        if value and _POWERSHELL_BARE.match(value):
+            return value
+        out = value
+        for mark in _POWERSHELL_QUOTES:
+            out = out.replace(mark, mark + mark)
+        return "'" + out + "'"
+    if shell is Shell.CMD:
+        if _CMD_UNQUOTABLE.search(value):
+            raise UnsafeValue("contains a character cmd.exe cannot quote")
+        if value and _CMD_BARE.match(value):
+            return value
+        return '"' + value + '"'
+    raise AssertionError(shell)  # pragma: no cover - every member is handled above
+
+
+def join(argv: Sequence[str], shell: Shell) -> str:
+    """A whole command line from its words; the first word is the program."""
+    if not argv:
+        raise ValueError("a command needs at least one word")
+    words = [quote(word, shell) for word in argv]
+    if shell is Shell.POWERSHELL and words[0].startswith("'"):
+        words[0] = "& " + words[0]  # PowerShell runs a quoted path only through the call operator
+    return " ".join(words)
