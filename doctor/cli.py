@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Tuple, TypeVar
 
 import click
 
@@ -205,28 +205,46 @@ def check(python: Optional[str], timeout: float, **opts: Any) -> int:
 @_python_option
 @click.option("--redact/--no-redact", default=True, show_default=True,
               help="Remove personal data and secrets.")
+@click.option("--node-name", metavar="NAME",
+              help="Record NAME as this node's name for fleet triage (kept as given; default: the file name names the node).")
 @_timeout_option(60.0, "the torch probe")
 @guarded
-def facts(output: Optional[str], python: Optional[str], redact: bool, timeout: float) -> int:
+def facts(output: Optional[str], python: Optional[str], redact: bool, node_name: Optional[str], timeout: float) -> int:
     """Print the facts gpudoctor collects, as JSON (`gpudoctor diagnose` reads them back)."""
+    from gpudoctor.fleet.naming import check_node_name, with_node
     from gpudoctor.render.console import check_writable, deliver
 
     check_writable(output)
+    if node_name is not None:
+        check_node_name(node_name)
     collected = _collect(python, timeout)
-    deliver((_redacted(collected) if redact else collected).to_json() + "\n", output, None, "Facts collected.")
+    shown = _redacted(collected) if redact else collected
+    shown = with_node(shown, node_name) if node_name is not None else shown
+    deliver(shown.to_json() + "\n", output, None, "Facts collected.")
     return 0
 
 
 @main.command()
-@click.argument("source", metavar="FILE|-")
+@click.argument("sources", metavar="FILE|-|DIR|GLOB...", nargs=-1, required=True)
 @_output_options
 @_selection_options
+@click.option("--drain-list", metavar="FILE", help="Fleet view: write NODE<TAB>REASON for each node to drain to FILE.")
 @guarded
-def diagnose(source: str, **opts: Any) -> int:
-    """Diagnose a facts file, a gpudoctor report (JSON or markdown) or pasted collect_env output."""
+def diagnose(sources: Tuple[str, ...], drain_list: Optional[str], **opts: Any) -> int:
+    """Diagnose a facts file, a gpudoctor report (JSON or markdown) or pasted collect_env output.
+
+    Several files, a directory or a quoted glob give the fleet view: nodes grouped by root cause, drift
+    from the majority, the fix per group and the nodes to drain.
+    """
+    from gpudoctor.fleet.sources import is_fleet
     from gpudoctor.parsers.report import load_facts, read_input
 
     catalogue = _prepare(**opts)
+    if drain_list is not None or is_fleet(sources):
+        from gpudoctor.fleet.command import run_fleet
+
+        return run_fleet(sources, catalogue, drain_list=drain_list, **opts)
+    source = sources[0]
     if source == "-" and sys.stdin.isatty():
         _note("Paste the report, then press Ctrl-D (Ctrl-Z and Enter on Windows).")
     return _finish(load_facts(*read_input(source)), catalogue, **opts)

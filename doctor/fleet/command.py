@@ -1,0 +1,62 @@
+"""``gpudoctor diagnose DIR|GLOB|FILE...``: the fleet view, its drain list and its exit code."""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from gpudoctor.fleet.model import FleetReport
+from gpudoctor.fleet.sources import expand
+from gpudoctor.fleet.triage import triage
+from gpudoctor.model import Severity
+from gpudoctor.registry import Catalogue
+from gpudoctor.render import Format
+from gpudoctor.render.console import OutputError, check_writable, deliver
+from gpudoctor.render.fleet_common import summary_line
+
+LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "never": None}
+
+
+def render_fleet(report: FleetReport, fmt: Format, verbose: bool = False) -> str:
+    if fmt is Format.MARKDOWN:
+        from gpudoctor.render.fleet_markdown import render_fleet_markdown
+
+        return render_fleet_markdown(report, verbose)
+    if fmt is Format.JSON:
+        from gpudoctor.render.fleet_json import render_fleet_json
+
+        return render_fleet_json(report)
+    from gpudoctor.render.fleet_terminal import render_fleet_terminal
+
+    return render_fleet_terminal(report, verbose)
+
+
+def drain_text(report: FleetReport) -> str:
+    """One line per node to drain, ``NODE<TAB>REASON``, in node order; empty when none is."""
+    return "".join(f"{n.node}\t{n.drain}\n" for n in report.nodes if n.drain is not None)
+
+
+def write_drain_list(report: FleetReport, path: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(drain_text(report))
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def run_fleet(sources: Sequence[str], catalogue: Catalogue, fmt: Optional[str] = None, output: Optional[str] = None,
+              verbose: bool = False, fail_on: str = "error", redact: Optional[bool] = None,
+              drain_list: Optional[str] = None, **_: Any) -> int:
+    """Triage every input as one node and deliver the fleet report; the exit code is the drain decision."""
+    chosen = Format.choose(fmt, output)
+    check_writable(output)
+    check_writable(drain_list)
+    redactor = None
+    if redact if redact is not None else chosen is not Format.TERMINAL:
+        from gpudoctor.redact import redact as redact_facts
+
+        redactor = redact_facts
+    report = triage(expand(sources), catalogue, LEVELS[fail_on], redactor)
+    if drain_list:
+        write_drain_list(report, drain_list)
+    deliver(render_fleet(report, chosen, verbose), output, None, summary_line(report))
+    return report.exit_code()
