@@ -14,15 +14,14 @@ FLEET_SCHEMA = 1
 
 
 class NodeStatus(enum.Enum):
-    """A node's verdict: its worst finding (drift counts as a warning)."""
+    """A node's verdict: its worst finding (drift counts as a warning; notes alone leave it ok)."""
 
     OK = "ok"
-    INFO = "info"
     WARNING = "warning"
     ERROR = "error"
 
 
-STATUS_OF_RANK = {-1: NodeStatus.OK, 0: NodeStatus.INFO, 1: NodeStatus.WARNING, 2: NodeStatus.ERROR}
+STATUS_OF_RANK = {-1: NodeStatus.OK, 0: NodeStatus.OK, 1: NodeStatus.WARNING, 2: NodeStatus.ERROR}
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ def models_line(report: FleetReport) -> str:
 def summary_line(report: FleetReport) -> str:
     """"12 nodes with errors, 3 with warnings only, 9985 fine; 1 file unreadable. 12 nodes to drain."."""
     errors, warnings = report.count(NodeStatus.ERROR), report.count(NodeStatus.WARNING)
-    fine = report.count(NodeStatus.OK) + report.count(NodeStatus.INFO)
+    fine = report.count(NodeStatus.OK)
     parts = [f"{plural(errors, 'node')} with errors", f"{warnings} with warnings only", f"{fine} fine"]
     text = ", ".join(parts)
     if report.unreadable:
