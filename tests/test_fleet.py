@@ -11,7 +11,6 @@ from typing import Any, Dict, List, Optional
 import pytest
 from click.testing import CliRunner, Result
 from fleetgen import Planted, write_fleet
-
 from gpudoctor import registry
 from gpudoctor.cli import main
 from gpudoctor.model import Severity
@@ -180,7 +179,8 @@ def test_bad_files_are_one_row_each(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert rows == {
         "./empty.json": "empty",
         "./garbage.json": "binary data, not a report (it contains NUL bytes)",
-        "./new.json": "facts: facts schema 9 is newer than this gpudoctor understands (1); upgrade gpudoctor to read it",
+        "./new.json": ("facts: facts schema 9 is newer than this gpudoctor understands (1); upgrade gpudoctor to "
+                       "read it"),
         "./list.json": "JSON list, not gpudoctor facts or a report",
         "./prose.txt": ("not gpudoctor facts, a gpudoctor report or PyTorch collect_env output; run `python -m "
                         "torch.utils.collect_env` or `gpudoctor facts` and diagnose that"),
