@@ -20,9 +20,11 @@ from gpudoctor.fleet.hostlist import compress, natural_key
 from gpudoctor.fleet.naming import NodeNameError, check_node_name, node_from_facts, node_from_path, with_node
 from gpudoctor.fleet.template import Template
 from gpudoctor.fleet.triage import Triage
-from gpudoctor.model import Finding, Severity
+from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.redact import Identity
 from gpudoctor.registry import Catalogue, check
+from gpudoctor.render.fleet_markdown import render_fleet_markdown
+from gpudoctor.render.fleet_terminal import render_fleet_terminal
 
 
 def test_hostlists_in_slurm_syntax() -> None:
@@ -147,3 +149,22 @@ def test_facts_records_the_node_name_as_given_under_redaction(monkeypatch: pytes
     assert bad.exit_code == 2 and len(collected) == 1
     assert bad.stderr == ("error: --node-name 'n 017': use a host name (letters, digits, '.', '_' and '-', at most "
                           "128 characters, starting with a letter or digit)\n")
+
+
+@check("fake.held", "a check whose fix names something of each node")
+def _held(facts: Facts) -> Iterator[Finding]:
+    yield Finding("fake.held", Severity.WARNING, "memory held", fix=Fix("Stop it.", (f"kill {facts.driver.version}",)))
+
+
+def test_groups_past_forty_are_summed_up_by_code() -> None:
+    state = Triage(Catalogue((_held.with_source("fake 1.0"),)))
+    for i in range(45):
+        state.add_facts(_facts(version=str(1000 + i)), f"n{i:02d}.json")
+    report = state.report()
+    assert len(report.groups) == 45
+    text = render_fleet_terminal(report)
+    assert text.count("[!] 1 node: memory held [fake.held]") == 40
+    assert "[…] 5 more groups, each with its own fix (--format json lists them): fake.held (5 nodes)\n" in text
+    markdown = render_fleet_markdown(report)
+    assert markdown.count("#### ! 1 node: memory held") == 40
+    assert "5 more groups, each with its own fix (--format json lists them): fake.held (5 nodes)" in markdown

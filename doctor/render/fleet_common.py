@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import Dict, List, Set, Tuple
 
 from gpudoctor import __version__
 from gpudoctor.fleet.hostlist import compress
-from gpudoctor.fleet.model import Drift, FleetReport, NodeStatus, Spread
+from gpudoctor.fleet.model import Drift, FleetReport, Group, NodeStatus, Spread
 from gpudoctor.render.common import plural
 from gpudoctor.shell import Shell, UnsafeValue, join
 
 SHOWN_ITEMS = 12
 SHOWN_MODELS = 4
+SHOWN_GROUPS = 40  # the rest are summed up by code; --format json lists every group
 
 
 def header(report: FleetReport) -> str:
@@ -71,6 +72,19 @@ def spread_line(spread: Spread) -> str:
     top = ", ".join(f"{value} ({count})" for value, count in spread.top)
     return (f"{spread.trait.label}: {spread.distinct} different values over {spread.compared}{among}, none on more "
             f"than half: {top}")
+
+
+def shown_groups(report: FleetReport) -> Tuple[Tuple[Group, ...], str]:
+    """The groups to print in full, and a line summing up the others by code ("" when all are shown)."""
+    rest = report.groups[SHOWN_GROUPS:]
+    if not rest:
+        return report.groups, ""
+    codes: Dict[str, Set[str]] = {}
+    for group in rest:
+        codes.setdefault(group.code, set()).update(group.nodes)
+    listed = ", ".join(f"{code} ({plural(len(nodes), 'node')})" for code, nodes in sorted(codes.items()))
+    return report.groups[:SHOWN_GROUPS], (f"{plural(len(rest), 'more group')}, each with its own fix "
+                                          f"(--format json lists them): {listed}")
 
 
 def drain_commands(report: FleetReport) -> List[str]:

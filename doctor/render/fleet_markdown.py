@@ -13,6 +13,7 @@ from gpudoctor.render.fleet_common import (
     header,
     models_line,
     short_nodes,
+    shown_groups,
     spread_line,
     summary_line,
 )
@@ -36,10 +37,12 @@ def render_fleet_markdown(report: FleetReport, verbose: bool = False) -> str:
     lines = [TITLE, "", _text(header(report)), "", _text(models_line(report)), "", f"**{_text(summary_line(report))}**"]
     if report.groups:
         lines += ["", "### Root causes", "", "| | nodes | problem | code |", "| --- | --- | --- | --- |"]
-        for g in report.groups:
+        groups, rest = shown_groups(report)
+        for g in groups:
             lines.append(f"| {SEVERITY_MARKS[g.severity]} {g.severity.value} | {len(g.nodes)}: "
                          f"{_text(short_nodes(g.nodes))} | {_text(g.summary)} | {_text(g.code)} |")
-        for g in report.groups:
+        lines += ["", _text(rest)] if rest else []
+        for g in groups:
             lines += ["", f"#### {SEVERITY_MARKS[g.severity]} {plural(len(g.nodes), 'node')}: {_text(g.summary)}",
                       "", f"{_text(g.code)} on {_text(short_nodes(g.nodes))}"]
             if verbose and g.detail:

@@ -13,6 +13,7 @@ from gpudoctor.render.fleet_common import (
     header,
     models_line,
     short_nodes,
+    shown_groups,
     spread_line,
     summary_line,
 )
@@ -42,8 +43,10 @@ def render_fleet_terminal(report: FleetReport, verbose: bool = False) -> str:
     lines = [header(report), models_line(report), ""]
     if report.groups:
         lines.append("Root causes (nodes with the same problem and the same fix)")
-        for group in report.groups:
+        groups, rest = shown_groups(report)
+        for group in groups:
             lines += _group(group, verbose)
+        lines += [f"[…] {_safe(rest)}"] if rest else []
         lines.append("")
     if report.drift or report.spread:
         lines.append("Drift from the majority")
