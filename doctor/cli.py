@@ -234,7 +234,8 @@ def diagnose(sources: Tuple[str, ...], drain_list: Optional[str], **opts: Any) -
     """Diagnose a facts file, a gpudoctor report (JSON or markdown) or pasted collect_env output.
 
     Several files, a directory or a quoted glob give the fleet view: nodes grouped by root cause, drift
-    from the majority, the fix per group and the nodes to drain.
+    from the majority, the fix per group and the nodes to drain. Its exit code is 1 when a node reaches
+    --fail-on (--drain-list names it) or a file cannot be read, 2 when there is no input at all.
     """
     from gpudoctor.fleet.sources import is_fleet
     from gpudoctor.parsers.report import load_facts, read_input
