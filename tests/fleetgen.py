@@ -62,8 +62,9 @@ def plan(count: int) -> Planted:
 
 
 def _fault(data: Dict[str, Any], name: str, planted: Planted) -> None:
-    if name in planted.old_driver:
-        data["driver"].update(version="535.104.05", kernel_module_version="535.104.05", cuda_version="12.2")
+    if name in planted.old_driver:  # two builds of the 535 branch: one root cause, two drift values
+        version = "535.104.05" if planted.old_driver.index(name) % 2 == 0 else "535.129.03"
+        data["driver"].update(version=version, kernel_module_version=version, cuda_version="12.2")
     if name in planted.torch_drift:
         data["torch"]["version"] = "2.13.0+cu130"
         data["torchvision"]["version"] = "0.28.0+cu130"

@@ -48,11 +48,12 @@ def test_generated_fleet_groups_every_planted_fault(fleet: Planted) -> None:
         ("gpu.ecc", "error", [fleet.ecc]),
         ("gpu.throttled", "warning", [fleet.throttled]),
     ]
-    assert data["groups"][0]["summary"] == ("driver 535.104.05 supports CUDA 12.2; torch 2.14.1+cu130 needs CUDA "
+    assert data["groups"][0]["summary"] == ("driver 535.x supports CUDA 12.2; torch 2.14.1+cu130 needs CUDA "
                                             "13.x, i.e. driver >= 580.65.06")
     drift = [(d["trait"], d["value"], d["majority"], d["nodes"]) for d in data["drift"]]
     assert drift == [
-        ("driver", "535.104.05", "580.95.05", list(fleet.old_driver)),
+        ("driver", "535.104.05", "580.95.05", list(fleet.old_driver[0::2])),
+        ("driver", "535.129.03", "580.95.05", list(fleet.old_driver[1::2])),
         ("torch", "2.13.0+cu130", "2.14.1+cu130", list(fleet.torch_drift)),
         ("gpu_count", "7", "8", [fleet.missing_gpu]),
         ("slowdown", "hw_thermal_slowdown", "none", [fleet.throttled]),
