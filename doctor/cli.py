@@ -229,8 +229,9 @@ def facts(output: Optional[str], python: Optional[str], redact: bool, node_name:
 @_output_options
 @_selection_options
 @click.option("--drain-list", metavar="FILE", help="Fleet view: write NODE<TAB>REASON for each node to drain to FILE.")
+@click.option("--expect", metavar="HOSTLIST|@FILE", help="Fleet view: the nodes that should have a file, e.g. n[001-128].")
 @guarded
-def diagnose(sources: Tuple[str, ...], drain_list: Optional[str], **opts: Any) -> int:
+def diagnose(sources: Tuple[str, ...], drain_list: Optional[str], expect: Optional[str], **opts: Any) -> int:
     """Diagnose a facts file, a gpudoctor report (JSON or markdown) or pasted collect_env output.
 
     Several files, a directory or a quoted glob give the fleet view: nodes grouped by root cause, drift
@@ -241,10 +242,10 @@ def diagnose(sources: Tuple[str, ...], drain_list: Optional[str], **opts: Any) -
     from gpudoctor.parsers.report import load_facts, read_input
 
     catalogue = _prepare(**opts)
-    if drain_list is not None or is_fleet(sources):
+    if drain_list is not None or expect is not None or is_fleet(sources):
         from gpudoctor.fleet.command import run_fleet
 
-        return run_fleet(sources, catalogue, drain_list=drain_list, **opts)
+        return run_fleet(sources, catalogue, drain_list=drain_list, expect=expect, **opts)
     source = sources[0]
     if source == "-" and sys.stdin.isatty():
         _note("Paste the report, then press Ctrl-D (Ctrl-Z and Enter on Windows).")

@@ -63,7 +63,7 @@ def test_generated_fleet_groups_every_planted_fault(fleet: Planted) -> None:
     assert [(d["reason"], d["hostlist"]) for d in data["drain"]] == [
         ("gpudoctor: driver.too-old-for-torch", "n[001-002]"), ("gpudoctor: gpu.ecc", fleet.ecc)]
     assert data["summary"] == {"nodes": 39, "ok": 32, "warning": 4, "error": 3, "unreadable": 1,
-                               "drain": 3}
+                               "missing": 0, "drain": 3}
 
 
 def test_every_input_format_and_the_recorded_node_name(fleet: Planted) -> None:
@@ -220,3 +220,30 @@ def test_one_file_without_drain_list_is_still_the_single_report() -> None:
     out = run([str(SCENARIOS / "health-ecc-pending.json")], 1).stdout
     assert out.startswith("gpudoctor 0.1.0 (facts loaded from a facts file") and "fleet" not in out
     assert os.path.exists(SCENARIOS / "health-ecc-pending.json")
+
+
+def test_expected_nodes_without_a_file_are_named(fleet: Planted) -> None:
+    Path("fleet", f"{fleet.ecc}.json").unlink()
+    data = triage_json("fleet", "--expect", "n[001-042],login")
+    assert data["missing"] == {"count": 4, "hostlist": f"login,n[{fleet.ecc[1:]},041-042]",
+                               "nodes": ["login", fleet.ecc, "n041", "n042"]}
+    assert fleet.corrupt not in data["missing"]["nodes"]  # unreadable, not missing
+    Path("nodes.txt").write_text("n[001-040]\n")
+    text = run(["fleet", "--expect", "@nodes.txt"], 1).stdout
+    assert f"Expected nodes without a file (--expect)\n[?] {fleet.ecc}\n" in text
+    assert "1 expected node without a file" in text.splitlines()[-1]
+    Path("fleet", f"{fleet.corrupt}.json").unlink()
+    for name in fleet.old_driver:
+        Path("fleet", f"{name}.json").unlink()
+    run(["fleet", "--expect", "n[003-039]", "--fail-on", "error"], 1)
+    run(["fleet", "--expect", "n[003-037,039]", "--fail-on", "error"], 0)
+
+
+@pytest.mark.parametrize(("expect", "message"), [
+    ("n[001-", "error: --expect: unbalanced brackets in 'n[001-'\n"),
+    ("n[9-1]", "error: --expect: '9-1' in 'n[9-1]' is an empty or too large range\n"),
+    ("@nowhere.txt", "error: nowhere.txt: no such file\n"),
+])
+def test_a_bad_expect_is_one_line_and_exit_2(fleet: Planted, expect: str, message: str) -> None:
+    result = run(["fleet", "--expect", expect], 2)
+    assert result.stderr == message and result.stdout == ""

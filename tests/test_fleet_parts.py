@@ -168,3 +168,16 @@ def test_groups_past_forty_are_summed_up_by_code() -> None:
     markdown = render_fleet_markdown(report)
     assert markdown.count("#### ! 1 node: memory held") == 40
     assert "5 more groups, each with its own fix (--format json lists them): fake.held (5 nodes)" in markdown
+
+
+def test_hostlists_expand_in_slurm_syntax() -> None:
+    from gpudoctor.fleet.hostlist import expand
+
+    assert expand("n[001-003,007],login, r[1-2]-n[01-02]") == [
+        "n001", "n002", "n003", "n007", "login", "r1-n01", "r1-n02", "r2-n01", "r2-n02"]
+    assert expand("n[9-11]") == ["n9", "n10", "n11"]
+    assert compress(expand("n[0001-0100,0200]")) == "n[0001-0100,0200]"
+    assert expand("") == []
+    for bad in ("n[1-", "n]1[", "n[a-b]", "n[3-1]", "n[1-2000000]"):
+        with pytest.raises(ValueError):
+            expand(bad)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, List, Optional, Sequence
 
+from gpudoctor.fleet import hostlist
 from gpudoctor.fleet.model import FleetReport
 from gpudoctor.fleet.sources import expand
 from gpudoctor.fleet.triage import triage
 from gpudoctor.model import Severity
+from gpudoctor.parsers.report import InputError, read_input
 from gpudoctor.registry import Catalogue
 from gpudoctor.render import Format
 from gpudoctor.render.console import OutputError, check_writable, deliver
@@ -43,11 +45,25 @@ def write_drain_list(report: FleetReport, path: str) -> None:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
+def expected_nodes(expect: Optional[str]) -> List[str]:
+    """The nodes of ``--expect HOSTLIST`` (or of a file holding hostlists, given as @FILE)."""
+    if not expect:
+        return []
+    text = expect
+    if expect.startswith("@"):
+        text = ",".join(read_input(expect[1:])[0].split())
+    try:
+        return hostlist.expand(text)
+    except ValueError as exc:
+        raise InputError(f"--expect: {exc}") from None
+
+
 def run_fleet(sources: Sequence[str], catalogue: Catalogue, fmt: Optional[str] = None, output: Optional[str] = None,
               verbose: bool = False, fail_on: str = "error", redact: Optional[bool] = None,
-              drain_list: Optional[str] = None, **_: Any) -> int:
+              drain_list: Optional[str] = None, expect: Optional[str] = None, **_: Any) -> int:
     """Triage every input as one node and deliver the fleet report; the exit code is the drain decision."""
     chosen = Format.choose(fmt, output)
+    expected = expected_nodes(expect)
     check_writable(output)
     check_writable(drain_list)
     redactor = None
@@ -55,7 +71,7 @@ def run_fleet(sources: Sequence[str], catalogue: Catalogue, fmt: Optional[str] =
         from gpudoctor.redact import redact as redact_facts
 
         redactor = redact_facts
-    report = triage(expand(sources), catalogue, LEVELS[fail_on], redactor)
+    report = triage(expand(sources), catalogue, LEVELS[fail_on], redactor, expected)
     if drain_list:
         write_drain_list(report, drain_list)
     deliver(render_fleet(report, chosen, verbose), output, None, summary_line(report))

@@ -54,3 +54,43 @@ def compress(names: Iterable[str]) -> str:
         text = first if len(numbers) == 1 else f"{prefix}[{_ranges(numbers, width)}]{suffix}"
         items.append((natural_key(first), text))
     return ",".join(text for _, text in sorted(items))
+
+
+MAX_EXPANDED = 1_000_000
+_BRACKET = re.compile(r"\[([^\[\]]*)\]")
+
+
+def _expand_one(item: str, out: List[str]) -> None:
+    match = _BRACKET.search(item)
+    if match is None:
+        if "[" in item or "]" in item:
+            raise ValueError(f"unbalanced brackets in {item!r}")
+        out.append(item)
+        return
+    head, tail = item[: match.start()], item[match.end():]
+    for part in match.group(1).split(","):
+        first, _, last = part.partition("-")
+        if not first.isdigit() or (last and not last.isdigit()):
+            raise ValueError(f"{part!r} in {item!r} is not a number or a range of numbers")
+        width = len(first) if first.startswith("0") else 0
+        stop = int(last) if last else int(first)
+        if stop < int(first) or len(out) + stop - int(first) >= MAX_EXPANDED:
+            raise ValueError(f"{part!r} in {item!r} is an empty or too large range")
+        for number in range(int(first), stop + 1):
+            _expand_one(f"{head}{str(number).zfill(width)}{tail}", out)
+
+
+def expand(hostlist: str) -> List[str]:
+    """``n[001-003],login`` -> n001, n002, n003, login (Slurm's syntax); ValueError when malformed."""
+    out: List[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(hostlist + ","):
+        depth += (ch == "[") - (ch == "]")
+        if ch == "," and depth == 0:
+            item = hostlist[start:i].strip()
+            if item:
+                _expand_one(item, out)
+            start = i + 1
+    if depth != 0:
+        raise ValueError(f"unbalanced brackets in {hostlist!r}")
+    return out

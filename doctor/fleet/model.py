@@ -135,6 +135,7 @@ class FleetReport:
     models: Tuple[Tuple[str, int], ...]  # (GPUs of a node, nodes) most common first
     fail_on: Optional[Severity]
     drain: Tuple[DrainGroup, ...]
+    missing: Tuple[str, ...] = ()  # nodes named by --expect with no file in the set
 
     def count(self, status: NodeStatus) -> int:
         return sum(1 for n in self.nodes if n.status is status)
@@ -143,10 +144,11 @@ class FleetReport:
         return sum(len(g.nodes) for g in self.drain)
 
     def exit_code(self) -> int:
-        """1 when a node reaches --fail-on or a file could not be read (unless --fail-on never), else 0."""
+        """1 when a node reaches --fail-on, a file could not be read or an expected node has no file
+        (unless --fail-on never), else 0."""
         if self.fail_on is None:
             return 0
-        return 1 if self.drain or self.unreadable else 0
+        return 1 if self.drain or self.unreadable or self.missing else 0
 
     def to_dict(self) -> Dict[str, Any]:
         return {
@@ -155,12 +157,13 @@ class FleetReport:
             "files": self.files,
             "fail_on": self.fail_on.value if self.fail_on else "never",
             "summary": {"nodes": len(self.nodes), **{s.value: self.count(s) for s in NodeStatus},
-                        "unreadable": len(self.unreadable), "drain": self.drained()},
+                        "unreadable": len(self.unreadable), "missing": len(self.missing), "drain": self.drained()},
             "gpu_models": [{"gpus": model, "nodes": count} for model, count in self.models],
             "groups": [g.to_dict() for g in self.groups],
             "drift": [d.to_dict() for d in self.drift],
             "no_majority": [s.to_dict() for s in self.spread],
             "unreadable": [u.to_dict() for u in self.unreadable],
+            "missing": {"count": len(self.missing), "hostlist": compress(self.missing), "nodes": list(self.missing)},
             "drain": [d.to_dict() for d in self.drain],
             "nodes": [n.to_dict() for n in self.nodes],
         }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from gpudoctor.facts import Facts
 from gpudoctor.fleet.drift import find_drift
@@ -138,8 +138,11 @@ class Triage:
             members.append(index)
         return number
 
-    def report(self) -> FleetReport:
-        """The fleet report: groups worst and largest first, drift, unreadable files, and the drain decision."""
+    def report(self, expected: Sequence[str] = ()) -> FleetReport:
+        """The fleet report: groups worst and largest first, drift, unreadable files, and the drain decision.
+
+        ``expected`` names the nodes that should have sent a file; those without one are listed as missing.
+        """
         order = sorted(range(len(self.groups)), key=lambda i: (
             -self.groups[i].severity.rank, -len(self.groups[i].members), self.groups[i].code,
             self.groups[i].template.text()))
@@ -165,7 +168,12 @@ class Triage:
             fail_on=self.fail_on,
             drain=tuple(DrainGroup(reason, tuple(nodes)) for reason, nodes in
                         sorted(drain.items(), key=lambda item: (-len(item[1]), item[0]))),
+            missing=self._missing(expected),
         )
+
+    def _missing(self, expected: Sequence[str]) -> Tuple[str, ...]:
+        seen = set(self.names) | {u.node for u in self.unreadable}
+        return tuple(sorted({name for name in expected if name not in seen}, key=natural_key))
 
     def _group(self, group: _Group) -> Group:
         names = tuple(sorted((self.nodes[i].name for i in group.members), key=natural_key))
@@ -183,9 +191,9 @@ class Triage:
 
 
 def triage(paths: Iterable[str], catalogue: Catalogue, fail_on: Optional[Severity] = Severity.ERROR,
-           redact: Optional[Callable[[Facts], Facts]] = None) -> FleetReport:
+           redact: Optional[Callable[[Facts], Facts]] = None, expected: Sequence[str] = ()) -> FleetReport:
     """Judge every file of ``paths`` as one node, streaming: one file's facts in memory at a time."""
     state = Triage(catalogue, fail_on, redact)
     for path in paths:
         state.add_file(path)
-    return state.report()
+    return state.report(expected)

@@ -37,6 +37,8 @@ def summary_line(report: FleetReport) -> str:
     text = ", ".join(parts)
     if report.unreadable:
         text += f"; {plural(len(report.unreadable), 'file')} unreadable"
+    if report.missing:
+        text += f"; {plural(len(report.missing), 'expected node')} without a file"
     verdict = report.fail_on.value if report.fail_on else "never"
     drained = report.drained()
     return f"{text}. {plural(drained, 'node')} to drain (--fail-on {verdict})."

@@ -58,6 +58,8 @@ def render_fleet_markdown(report: FleetReport, verbose: bool = False) -> str:
     if report.unreadable:
         lines += ["", "### Unreadable files", "", "| file | node | error |", "| --- | --- | --- |"]
         lines += [f"| {_text(u.file)} | {_text(u.node)} | {_text(u.error)} |" for u in report.unreadable]
+    if report.missing:
+        lines += ["", "### Expected nodes without a file", "", _text(short_nodes(report.missing))]
     commands = drain_commands(report)
     if commands:
         lines += ["", "### Drain", "", "Nodes whose problems reach --fail-on:", "", fence("\n".join(commands), "sh")]

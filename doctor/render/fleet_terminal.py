@@ -60,6 +60,8 @@ def render_fleet_terminal(report: FleetReport, verbose: bool = False) -> str:
         lines.append("Unreadable files (one row each)")
         lines += [f"[☠] {_safe(u.file)}: {_safe(u.error)}" for u in report.unreadable]
         lines.append("")
+    if report.missing:
+        lines += ["Expected nodes without a file (--expect)", f"[?] {_safe(short_nodes(report.missing))}", ""]
     commands = drain_commands(report)
     if commands:
         lines.append("Drain (nodes whose problems reach --fail-on)")
