@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from gpudoctor.facts import Facts
 from gpudoctor.fleet.drift import find_drift
@@ -17,14 +17,12 @@ from gpudoctor.fleet.model import (
     NodeResult,
     Unreadable,
 )
-from gpudoctor.fleet.naming import clean, node_from_facts, node_from_path
+from gpudoctor.fleet.naming import clean
+from gpudoctor.fleet.summary import BadRecord, Record, Redactor, one_line, summarise_facts, summarise_path
 from gpudoctor.fleet.template import Template
-from gpudoctor.fleet.traits import NodeTraits, describe_model, node_traits
-from gpudoctor.model import Finding, Fix, Severity, Status
-from gpudoctor.parsers.report import InputError, load_facts, read_input
-from gpudoctor.plain import FactsError
+from gpudoctor.fleet.traits import NodeTraits
+from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Catalogue
-from gpudoctor.runner import run_checks
 
 MAX_DETAIL = 2_000
 MAX_MODELS = 20
@@ -51,16 +49,11 @@ class _Node:
     traits: NodeTraits
 
 
-def _one_line(text: str, limit: int = 500) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
 class Triage:
     """Accumulates nodes one by one; ``report()`` judges drift and the drain list at the end."""
 
     def __init__(self, catalogue: Catalogue, fail_on: Optional[Severity] = Severity.ERROR,
-                 redact: Optional[Callable[[Facts], Facts]] = None) -> None:
+                 redact: Optional[Redactor] = None) -> None:
         self.catalogue = catalogue
         self.fail_on = fail_on
         self.redact = redact
@@ -76,52 +69,34 @@ class Triage:
 
     def add_file(self, path: str) -> None:
         """Read, check and summarise one file; a file that cannot be judged becomes one row."""
-        self.files += 1
-        try:
-            facts = load_facts(*read_input(path))
-        except (InputError, FactsError) as exc:
-            self._bad(path, node_from_path(path), str(exc))
-            return
-        except Exception as exc:  # noqa: BLE001 - one bad file must not end the triage
-            self._bad(path, node_from_path(path), f"unexpected {type(exc).__name__}: {exc}")
-            return
-        self.add_facts(facts, path)
-
-    def _bad(self, path: str, node: str, error: str) -> None:
-        prefix = f"{path}: "
-        message = error[len(prefix):] if error.startswith(prefix) else error
-        self.unreadable.append(Unreadable(clean(path), node, _one_line(message)))
+        self.add_record(summarise_path(path, self.catalogue, self.redact, self.floor, self.intern))
 
     def add_facts(self, facts: Facts, path: str) -> None:
         """Judge one node's facts (``path`` names the node when the facts do not)."""
-        name = node_from_facts(facts) or node_from_path(path)
-        if name in self.names:
-            first = clean(self.names[name])
-            self._bad(path, name, f"node {name} again (first read from {first}); this file is left out")
+        self.add_record(summarise_facts(facts, path, self.catalogue, self.redact, self.floor, self.intern))
+
+    def add_record(self, record: Record) -> None:
+        """Take in one judged file, in input order: a node joins its groups, a bad file becomes a row."""
+        self.files += 1
+        if isinstance(record, BadRecord):
+            self.unreadable.append(Unreadable(record.file, record.node, record.error))
             return
-        self.names[name] = path
-        if self.redact is not None and not facts.meta.redacted:
-            facts = self.redact(facts)  # facts redacted on their own node keep that node's redaction
+        if record.name in self.names:
+            first = self.names[record.name]
+            self.unreadable.append(Unreadable(record.file, record.name, (
+                f"node {record.name} again (first read from {first}); this file is left out")))
+            return
+        self.names[record.name] = record.file
         index = len(self.nodes)
-        worst = -1
         groups: List[int] = []
-        for result in run_checks(self.catalogue, facts).results:
-            if result.status is Status.CRASH:
-                crash = Finding(f"crash:{result.check}", Severity.ERROR, f"check {result.check} crashed: "
-                                f"{_one_line(result.reason or 'no reason given', 300)}")
-                findings: Tuple[Finding, ...] = (crash,)
-            else:
-                findings = result.findings
-            for finding in findings:
-                worst = max(worst, finding.severity.rank)
-                if finding.severity.rank >= self.floor:
-                    group = self._join(result.check, finding, index)
-                    if group not in groups:
-                        groups.append(group)
-        model = describe_model(facts)
-        if model is not None:
-            self.models[model if model in self.models or len(self.models) < MAX_MODELS else "other GPUs"] += 1
-        self.nodes.append(_Node(clean(name), clean(path), worst, tuple(groups), node_traits(facts, self.intern)))
+        for check, finding in record.problems:
+            group = self._join(check, finding, index)
+            if group not in groups:
+                groups.append(group)
+        if record.model is not None:
+            model = record.model if record.model in self.models or len(self.models) < MAX_MODELS else "other GPUs"
+            self.models[model] += 1
+        self.nodes.append(_Node(record.name, record.file, record.worst, tuple(groups), record.traits))
 
     def _join(self, check: str, finding: Finding, index: int) -> int:
         fix = finding.fix
@@ -129,10 +104,10 @@ class Triage:
         number = self.keys.get(key)
         if number is None:
             number = self.keys[key] = len(self.groups)
-            self.groups.append(_Group(check, finding.code, finding.severity, Template(_one_line(finding.summary)),
+            self.groups.append(_Group(check, finding.code, finding.severity, Template(one_line(finding.summary)),
                                       finding.detail[:MAX_DETAIL], fix, []))
         else:
-            self.groups[number].template.add(_one_line(finding.summary))
+            self.groups[number].template.add(one_line(finding.summary))
         members = self.groups[number].members
         if not members or members[-1] != index:
             members.append(index)
@@ -191,7 +166,7 @@ class Triage:
 
 
 def triage(paths: Iterable[str], catalogue: Catalogue, fail_on: Optional[Severity] = Severity.ERROR,
-           redact: Optional[Callable[[Facts], Facts]] = None, expected: Sequence[str] = ()) -> FleetReport:
+           redact: Optional[Redactor] = None, expected: Sequence[str] = ()) -> FleetReport:
     """Judge every file of ``paths`` as one node, streaming: one file's facts in memory at a time."""
     state = Triage(catalogue, fail_on, redact)
     for path in paths:
