@@ -1,11 +1,12 @@
 """Times fleet triage: `gpudoctor diagnose DIR` over a generated fleet of facts files with planted faults.
 
-Usage: python bench/bench_fleet.py [--nodes 10000] [--dir PATH] [--format json]
+Usage: python bench/bench_fleet.py [--nodes 10000] [--dir PATH] [--format json] [--jobs N]
 
 Target: 10,000 facts files triaged in under 30 s on a 2-core machine, with memory bounded: the command
 reads one file at a time and keeps a small summary per node, so its peak RSS grows with the node count
 only by those summaries. The fleet is written first (not timed); the triage runs as a child process
-and its peak RSS is read with resource.getrusage(RUSAGE_CHILDREN). Each run also checks that every
+and its peak RSS (the largest of its processes: diagnose judges files on one worker process per usable
+CPU, --jobs) is read with resource.getrusage(RUSAGE_CHILDREN). Each run also checks that every
 planted fault was found. The CPU time is printed too: on a shared machine the wall time follows the
 load, the CPU time much less.
 """
@@ -21,7 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -32,9 +33,10 @@ def gpudoctor_argv() -> List[str]:
     return [sys.executable, "-m", "gpudoctor"]
 
 
-def triage(folder: Path, fmt: str) -> Dict[str, Any]:
+def triage(folder: Path, fmt: str, jobs: Optional[int]) -> Dict[str, Any]:
     start = time.perf_counter()
-    done = subprocess.run([*gpudoctor_argv(), "diagnose", str(folder), "--format", fmt, "--no-plugins"],
+    extra = ["--jobs", str(jobs)] if jobs else []
+    done = subprocess.run([*gpudoctor_argv(), "diagnose", str(folder), "--format", fmt, "--no-plugins", *extra],
                           capture_output=True, text=True, timeout=900, check=False)
     seconds = time.perf_counter() - start
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -68,6 +70,7 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=10_000)
     parser.add_argument("--dir", help="write the fleet here and keep it (default: a temporary folder)")
     parser.add_argument("--format", default="json", choices=("terminal", "markdown", "json"))
+    parser.add_argument("--jobs", type=int, help="passed to diagnose (default: its own, the usable CPUs)")
     args = parser.parse_args()
     folder = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="gpudoctor-fleet-"))
     try:
@@ -75,7 +78,7 @@ def main() -> int:
         planted = write_fleet(folder, args.nodes)
         size = sum(p.stat().st_size for p in folder.iterdir())
         print(f"wrote {args.nodes} files ({size / 2**20:.0f} MiB) in {time.perf_counter() - start:.1f} s")
-        result = triage(folder, args.format)
+        result = triage(folder, args.format, args.jobs)
         print(f"triaged {args.nodes} files in {result['seconds']:.1f} s "
               f"({args.nodes / result['seconds']:.0f} files/s; {result['cpu']:.1f} s of CPU), "
               f"peak RSS {result['peak_mib']:.0f} MiB, "

@@ -206,7 +206,7 @@ def check(python: Optional[str], timeout: float, **opts: Any) -> int:
 @click.option("--redact/--no-redact", default=True, show_default=True,
               help="Remove personal data and secrets.")
 @click.option("--node-name", metavar="NAME",
-              help="Record NAME as this node's name for fleet triage (kept as given; default: the file name names the node).")
+              help="Record NAME as this node's name for fleet triage (kept as given; default: the file name).")
 @_timeout_option(60.0, "the torch probe")
 @guarded
 def facts(output: Optional[str], python: Optional[str], redact: bool, node_name: Optional[str], timeout: float) -> int:
@@ -229,9 +229,13 @@ def facts(output: Optional[str], python: Optional[str], redact: bool, node_name:
 @_output_options
 @_selection_options
 @click.option("--drain-list", metavar="FILE", help="Fleet view: write NODE<TAB>REASON for each node to drain to FILE.")
-@click.option("--expect", metavar="HOSTLIST|@FILE", help="Fleet view: the nodes that should have a file, e.g. n[001-128].")
+@click.option("--expect", metavar="HOSTLIST|@FILE",
+              help="Fleet view: the nodes that should have a file, e.g. n[001-128].")
+@click.option("--jobs", type=click.IntRange(min=1), metavar="N",
+              help="Fleet view: processes that read and check files [default: the usable CPUs, at most 8].")
 @guarded
-def diagnose(sources: Tuple[str, ...], drain_list: Optional[str], expect: Optional[str], **opts: Any) -> int:
+def diagnose(sources: Tuple[str, ...], drain_list: Optional[str], expect: Optional[str], jobs: Optional[int],
+             **opts: Any) -> int:
     """Diagnose a facts file, a gpudoctor report (JSON or markdown) or pasted collect_env output.
 
     Several files, a directory or a quoted glob give the fleet view: nodes grouped by root cause, drift
@@ -245,7 +249,7 @@ def diagnose(sources: Tuple[str, ...], drain_list: Optional[str], expect: Option
     if drain_list is not None or expect is not None or is_fleet(sources):
         from gpudoctor.fleet.command import run_fleet
 
-        return run_fleet(sources, catalogue, drain_list=drain_list, expect=expect, **opts)
+        return run_fleet(sources, catalogue, drain_list=drain_list, expect=expect, jobs=jobs, **opts)
     source = sources[0]
     if source == "-" and sys.stdin.isatty():
         _note("Paste the report, then press Ctrl-D (Ctrl-Z and Enter on Windows).")

@@ -247,3 +247,15 @@ def test_expected_nodes_without_a_file_are_named(fleet: Planted) -> None:
 def test_a_bad_expect_is_one_line_and_exit_2(fleet: Planted, expect: str, message: str) -> None:
     result = run(["fleet", "--expect", expect], 2)
     assert result.stderr == message and result.stdout == ""
+
+
+def test_worker_processes_give_the_same_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    planted = write_fleet(Path("big"), 300)  # more than the files judged before workers start
+    Path("big", "n002.md").write_text((SCENARIOS / "healthy-h100.json").read_text())  # a duplicate node
+    one = run(["big", "--format", "json", "--jobs", "1"], 1).stdout
+    assert run(["big", "--format", "json", "--jobs", "3"], 1).stdout == one
+    data = json.loads(one)
+    assert data["files"] == 301 and len(data["nodes"]) == 299
+    assert [u["node"] for u in data["unreadable"]] == ["n002", planted.corrupt]
+    assert data["groups"][0]["nodes"] == list(planted.old_driver)

@@ -6,6 +6,7 @@ from typing import Any, List, Optional, Sequence
 
 from gpudoctor.fleet import hostlist
 from gpudoctor.fleet.model import FleetReport
+from gpudoctor.fleet.parallel import Selection, default_jobs
 from gpudoctor.fleet.sources import expand
 from gpudoctor.fleet.triage import triage
 from gpudoctor.model import Severity
@@ -60,7 +61,8 @@ def expected_nodes(expect: Optional[str]) -> List[str]:
 
 def run_fleet(sources: Sequence[str], catalogue: Catalogue, fmt: Optional[str] = None, output: Optional[str] = None,
               verbose: bool = False, fail_on: str = "error", redact: Optional[bool] = None,
-              drain_list: Optional[str] = None, expect: Optional[str] = None, **_: Any) -> int:
+              drain_list: Optional[str] = None, expect: Optional[str] = None, jobs: Optional[int] = None,
+              select: Sequence[str] = (), ignore: Sequence[str] = (), no_plugins: bool = False, **_: Any) -> int:
     """Triage every input as one node and deliver the fleet report; the exit code is the drain decision."""
     chosen = Format.choose(fmt, output)
     expected = expected_nodes(expect)
@@ -71,7 +73,9 @@ def run_fleet(sources: Sequence[str], catalogue: Catalogue, fmt: Optional[str] =
         from gpudoctor.redact import redact as redact_facts
 
         redactor = redact_facts
-    report = triage(expand(sources), catalogue, LEVELS[fail_on], redactor, expected)
+    selection = Selection(not no_plugins, tuple(select), tuple(ignore))
+    report = triage(expand(sources), catalogue, LEVELS[fail_on], redactor, expected,
+                    default_jobs() if jobs is None else jobs, selection)
     if drain_list:
         write_drain_list(report, drain_list)
     deliver(render_fleet(report, chosen, verbose), output, None, summary_line(report))

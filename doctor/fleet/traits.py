@@ -58,6 +58,15 @@ class NodeTraits:
     def get(self, trait: Trait) -> Optional[str]:
         return self.values[_INDEX[trait]]
 
+    def interned(self, intern: Dict[str, str]) -> NodeTraits:
+        """The same traits, their strings shared through ``intern`` with every other node's."""
+
+        def keep(value: Optional[str]) -> Optional[str]:
+            return None if value is None else intern.setdefault(value, value)
+
+        return NodeTraits(tuple(keep(v) for v in self.values), keep(self.model), keep(self.python),
+                          keep(self.torchvision))
+
 
 _INDEX = {trait: i for i, trait in enumerate(Trait)}
 

@@ -18,6 +18,7 @@ from gpudoctor.fleet.model import (
     Unreadable,
 )
 from gpudoctor.fleet.naming import clean
+from gpudoctor.fleet.parallel import Selection, records
 from gpudoctor.fleet.summary import BadRecord, Record, Redactor, one_line, summarise_facts, summarise_path
 from gpudoctor.fleet.template import Template
 from gpudoctor.fleet.traits import NodeTraits
@@ -88,6 +89,7 @@ class Triage:
             return
         self.names[record.name] = record.file
         index = len(self.nodes)
+        traits = record.traits.interned(self.intern)  # records from workers carry their own copies
         groups: List[int] = []
         for check, finding in record.problems:
             group = self._join(check, finding, index)
@@ -96,7 +98,7 @@ class Triage:
         if record.model is not None:
             model = record.model if record.model in self.models or len(self.models) < MAX_MODELS else "other GPUs"
             self.models[model] += 1
-        self.nodes.append(_Node(record.name, record.file, record.worst, tuple(groups), record.traits))
+        self.nodes.append(_Node(record.name, record.file, record.worst, tuple(groups), traits))
 
     def _join(self, check: str, finding: Finding, index: int) -> int:
         fix = finding.fix
@@ -166,9 +168,10 @@ class Triage:
 
 
 def triage(paths: Iterable[str], catalogue: Catalogue, fail_on: Optional[Severity] = Severity.ERROR,
-           redact: Optional[Redactor] = None, expected: Sequence[str] = ()) -> FleetReport:
-    """Judge every file of ``paths`` as one node, streaming: one file's facts in memory at a time."""
+           redact: Optional[Redactor] = None, expected: Sequence[str] = (), jobs: int = 1,
+           selection: Selection = Selection()) -> FleetReport:
+    """Judge every file of ``paths`` as one node, streaming: one file's facts in memory per process at a time."""
     state = Triage(catalogue, fail_on, redact)
-    for path in paths:
-        state.add_file(path)
+    for record in records(paths, catalogue, redact, state.floor, jobs, selection):
+        state.add_record(record)
     return state.report(expected)
