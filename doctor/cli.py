@@ -225,10 +225,16 @@ def facts(output: Optional[str], python: Optional[str], redact: bool, timeout: f
     return 0
 
 
+def _example_names(start: str) -> list[str]:
+    from gpudoctor.examples import EXAMPLES
+
+    return [e.name for e in EXAMPLES if e.name.startswith(start)]
+
+
 @main.command()
 @click.argument("source", metavar="FILE|-", required=False)
-@click.option("--example", metavar="NAME", help="Diagnose a recorded machine shipped with gpudoctor "
-              "(see `gpudoctor examples`).")
+@click.option("--example", metavar="NAME", shell_complete=lambda _c, _p, start: _example_names(start),
+              help="Diagnose a recorded machine shipped with gpudoctor (see `gpudoctor examples`).")
 @_output_options
 @_selection_options
 @guarded

@@ -96,3 +96,29 @@ def test_a_non_editable_copy_runs_the_demo(tmp_path: Path) -> None:
     assert first == str(build / "gpudoctor" / "__init__.py")
     assert run.returncode == 1, run.stderr
     assert "torch 2.13.0+cpu" in report and "1 problem found: 1 error." in report
+
+
+def test_example_names_complete_in_the_shell() -> None:
+    script = Path(sys.executable).parent / "gpudoctor"
+
+    def complete(words: str) -> list[str]:
+        env = {**os.environ, "COMP_WORDS": words, "COMP_CWORD": "3", "_GPUDOCTOR_COMPLETE": "bash_complete"}
+        out = subprocess.run([str(script)], env=env, capture_output=True, text=True, timeout=60)
+        return out.stdout.splitlines()
+
+    assert complete("gpudoctor diagnose --example ") == [f"plain,{e.name}" for e in EXAMPLES]
+    assert complete("gpudoctor diagnose --example c") == ["plain,cpu-wheel"]
+
+
+def test_readme_example_is_what_the_shipped_example_prints() -> None:
+    """The README's first diagnosis: its command runs, and its problem and fix lines are in the output."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "gpudoctor diagnose --example rtx5090-cu126" in readme.split("## Example")[0]
+    shown = readme.split("(`gpudoctor diagnose --example rtx5090-cu126`; passing rows cut):")[1]
+    block = shown.split("```text\n")[1].split("```")[0]
+    result = CliRunner().invoke(main, ["diagnose", "--example", "rtx5090-cu126"])
+    assert result.exit_code == 1
+    problem_lines = [line for line in block.splitlines() if line.startswith(("    ✗", "        /"))]
+    assert len(problem_lines) == 3
+    for line in problem_lines:
+        assert line in result.stdout.splitlines()
