@@ -170,7 +170,8 @@ def run_lint(paths: List[str], select: List[str]) -> str:
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"gpudoctor lint did not finish within {LINT_TIMEOUT:g} s") from None
     if done.returncode not in (0, 1):
-        raise RuntimeError(done.stderr.strip() or f"gpudoctor lint exited with {done.returncode}")
+        last = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+        raise RuntimeError(f"gpudoctor lint exited with {done.returncode}" + (f": {last[-1]}" if last else ""))
     return done.stdout
 
 

@@ -79,3 +79,26 @@ def test_without_the_extra_one_line_and_exit_2() -> None:
                          stdin=subprocess.DEVNULL)
     assert (out.returncode, out.stdout) == (2, "")
     assert out.stderr == f"error: {mcp_server.INSTALL_HINT}\n"
+
+
+def test_lint_runs_the_lint_command_without_a_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: List[List[str]] = []
+
+    def run(argv: List[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        seen.append(argv)
+        assert "shell" not in kwargs and kwargs["timeout"] == mcp_server.LINT_TIMEOUT
+        return subprocess.CompletedProcess(argv, 1, stdout='{"findings": []}\n', stderr="")
+
+    monkeypatch.setattr(subprocess, "run", run)
+    hostile = "$(rm -rf ~); train.py"
+    assert mcp_server.run_lint([hostile, "-x.py"], ["GD1"]) == '{"findings": []}\n'
+    assert seen == [[sys.executable, "-m", "gpudoctor", "lint", "--format", "json", "--select", "GD1", "--",
+                     hostile, "-x.py"]]
+
+
+def test_lint_failure_is_one_line_for_the_client() -> None:
+    if mcp_server.lint_available():
+        pytest.skip("this gpudoctor has a lint command")
+    with pytest.raises(RuntimeError) as failure:
+        mcp_server.run_lint(["train.py"], [])
+    assert str(failure.value) == "gpudoctor lint exited with 2: Error: No such command 'lint'."
