@@ -29,6 +29,8 @@ _USER_ERRORS = (
     ("gpudoctor.verify", "VerifyInputError"),
     ("gpudoctor.facts", "FactsError"),
     ("gpudoctor.render.console", "OutputError"),
+    ("gpudoctor.examples", "UnknownExample"),
+    ("gpudoctor.mcp_server", "MissingExtra"),
 )
 
 
@@ -102,6 +104,7 @@ def _with(*options: Callable[[F], F]) -> Callable[[F], F]:
 _output_options = _with(
     click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
                  help="Output format [default: from the -o suffix (.md, .json), else terminal]."),
+    click.option("--json", "json_format", is_flag=True, help="Shorthand for --format json."),
     click.option("-o", "--output", metavar="FILE", help="Write the report to FILE instead of stdout."),
     click.option("-v", "--verbose", is_flag=True, help="Also show notes (info findings) and evidence."),
     click.option("--fail-on", type=click.Choice(FAIL_ON), default="error", show_default=True,
@@ -146,9 +149,13 @@ def _collect(python: Optional[str], timeout: float) -> Facts:
 
 
 def _prepare(select: Sequence[str] = (), ignore: Sequence[str] = (), no_plugins: bool = False,
-             output: Optional[str] = None, **_: Any) -> Catalogue:
+             output: Optional[str] = None, fmt: Optional[str] = None, json_format: bool = False,
+             **_: Any) -> Catalogue:
     """Validate the selection and the output target before any slow probing; the checks to run."""
     from gpudoctor.render.console import check_writable
+
+    if json_format and fmt not in (None, "json"):
+        raise UserError(f"--json and --format {fmt} contradict each other; give one of them")
 
     catalogue = _catalogue(select, ignore, not no_plugins)
     check_writable(output)
@@ -156,7 +163,8 @@ def _prepare(select: Sequence[str] = (), ignore: Sequence[str] = (), no_plugins:
 
 
 def _finish(facts: Facts, catalogue: Catalogue, fmt: Optional[str] = None, output: Optional[str] = None,
-            verbose: bool = False, fail_on: str = "error", redact: Optional[bool] = None, **_: Any) -> int:
+            verbose: bool = False, fail_on: str = "error", redact: Optional[bool] = None,
+            json_format: bool = False, **_: Any) -> int:
     """Redact if asked (before the checks, so no finding quotes what was removed), check, render, write."""
     from gpudoctor.model import Severity
     from gpudoctor.render import Format, render
@@ -164,7 +172,7 @@ def _finish(facts: Facts, catalogue: Catalogue, fmt: Optional[str] = None, outpu
     from gpudoctor.render.console import deliver
     from gpudoctor.runner import run_checks
 
-    chosen = Format.choose(fmt, output)
+    chosen = Format.choose("json" if json_format else fmt, output)
     if redact if redact is not None else chosen is not Format.TERMINAL:
         facts = _redacted(facts)
     report = run_checks(catalogue, facts)
@@ -224,8 +232,16 @@ def facts(output: Optional[str], python: Optional[str], redact: bool, node_name:
     return 0
 
 
+def _example_names(start: str) -> list[str]:
+    from gpudoctor.examples import EXAMPLES
+
+    return [e.name for e in EXAMPLES if e.name.startswith(start)]
+
+
 @main.command()
-@click.argument("sources", metavar="FILE|-|DIR|GLOB...", nargs=-1, required=True)
+@click.argument("sources", metavar="FILE|-|DIR|GLOB...", nargs=-1)
+@click.option("--example", metavar="NAME", shell_complete=lambda _c, _p, start: _example_names(start),
+              help="Diagnose a recorded machine shipped with gpudoctor (see `gpudoctor examples`).")
 @_output_options
 @_selection_options
 @click.option("--drain-list", metavar="FILE", help="Fleet view: write NODE<TAB>REASON for each node to drain to FILE.")
@@ -234,8 +250,8 @@ def facts(output: Optional[str], python: Optional[str], redact: bool, node_name:
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N",
               help="Fleet view: processes that read and check files [default: the usable CPUs, at most 8].")
 @guarded
-def diagnose(sources: Tuple[str, ...], drain_list: Optional[str], expect: Optional[str], jobs: Optional[int],
-             **opts: Any) -> int:
+def diagnose(sources: Tuple[str, ...], example: Optional[str], drain_list: Optional[str], expect: Optional[str],
+             jobs: Optional[int], **opts: Any) -> int:
     """Diagnose a facts file, a gpudoctor report (JSON or markdown) or pasted collect_env output.
 
     Several files, a directory or a quoted glob give the fleet view: nodes grouped by root cause, drift
@@ -245,7 +261,15 @@ def diagnose(sources: Tuple[str, ...], drain_list: Optional[str], expect: Option
     from gpudoctor.fleet.sources import is_fleet
     from gpudoctor.parsers.report import load_facts, read_input
 
+    if bool(sources) == (example is not None):
+        raise UserError(
+            "give either FILE (or - for standard input; several files, a directory or a glob for a fleet) or --example NAME"
+        )
     catalogue = _prepare(**opts)
+    if example is not None:
+        from gpudoctor.examples import read_text
+
+        return _finish(load_facts(read_text(example), f"example {example}"), catalogue, **opts)
     if drain_list is not None or expect is not None or is_fleet(sources):
         from gpudoctor.fleet.command import run_fleet
 
@@ -253,7 +277,27 @@ def diagnose(sources: Tuple[str, ...], drain_list: Optional[str], expect: Option
     source = sources[0]
     if source == "-" and sys.stdin.isatty():
         _note("Paste the report, then press Ctrl-D (Ctrl-Z and Enter on Windows).")
-    return _finish(load_facts(*read_input(source)), catalogue, **opts)
+    return _finish(load_facts(*read_input(str(source))), catalogue, **opts)
+
+
+@main.command("examples")
+@guarded
+def list_examples() -> int:
+    """List the recorded machines that `gpudoctor diagnose --example NAME` diagnoses."""
+    from gpudoctor.examples import render_examples
+    from gpudoctor.render.console import emit
+
+    emit(render_examples())
+    return 0
+
+
+@main.command("mcp")
+@guarded
+def mcp_serve() -> int:
+    """Serve check, facts, diagnose and verify as Model Context Protocol tools over stdio."""
+    from gpudoctor.mcp_server import serve
+
+    return serve()
 
 
 @main.command("checks")

@@ -378,7 +378,7 @@ def test_diagnose_empty_stdin(calls: Dict[str, Any]) -> None:
 
 
 def test_diagnose_needs_a_file(calls: Dict[str, Any]) -> None:
-    assert "Missing argument 'FILE|-|DIR|GLOB...'" in run(["diagnose"], 2).stderr
+    fail(["diagnose"], "give either FILE (or - for standard input; several files, a directory or a glob for a fleet) or --example NAME")
 
 
 # checks
@@ -443,7 +443,7 @@ def test_verify_bad_options(calls: Dict[str, Any], verifier: Dict[str, Any]) -> 
 def test_help_lists_the_commands(calls: Dict[str, Any]) -> None:
     out = run(["--help"], 0).stdout
     assert [line.split()[0] for line in out.split("Commands:\n")[1].splitlines()] == [
-        "check", "checks", "diagnose", "facts", "verify",
+        "check", "checks", "diagnose", "examples", "facts", "mcp", "verify",
     ]
 
 

@@ -233,3 +233,31 @@ def test_real_binding_on_a_machine_without_the_library() -> None:
 def test_throttle_names() -> None:
     assert throttle_names(0) == ()
     assert throttle_names(0x8 | 0x80 | 0x20) == ("hw_slowdown", "sw_thermal_slowdown", "hw_power_brake_slowdown")
+
+
+def test_board_limit_and_reliability_have_names() -> None:
+    assert throttle_names(0x200 | 0x400) == ("board_limit", "reliability")
+
+
+def test_reason_and_error_tables_are_nvidia_ml_pys() -> None:
+    """The fallback tables equal the installed binding's own constants."""
+    binding = nvml_probe.load_binding()
+    assert nvml_probe.throttle_bits(binding) == nvml_probe.THROTTLE_BITS
+    for name in ("INVALID_ARGUMENT", "NOT_SUPPORTED", "NO_PERMISSION", "NOT_FOUND", "DRIVER_NOT_LOADED",
+                 "LIBRARY_NOT_FOUND", "FUNCTION_NOT_FOUND", "LIB_RM_VERSION_MISMATCH", "NO_DATA"):
+        assert getattr(nvml_probe, name) == getattr(binding, f"NVML_ERROR_{name}"), name
+
+
+def test_reasons_are_decoded_with_the_bindings_constants() -> None:
+    binding = SimpleNamespace(
+        nvmlClocksEventReasonGpuIdle=0x1,
+        nvmlClocksThrottleReasonUserDefinedClocks=0x2,
+        nvmlClocksThrottleReasonApplicationsClocksSetting=0x2,
+        nvmlClocksEventReasonNewLimiterKind=0x800,
+        nvmlClocksThrottleReasonAll=0x803,
+        nvmlClocksEventReasonNone=0,
+    )
+    bits = nvml_probe.throttle_bits(binding)
+    assert bits == ((0x1, "gpu_idle"), (0x2, "applications_clocks_setting"), (0x800, "new_limiter_kind"))
+    assert throttle_names(0x1803, bits) == ("gpu_idle", "applications_clocks_setting", "new_limiter_kind", "0x1000")
+    assert nvml_probe.throttle_bits(SimpleNamespace()) == nvml_probe.THROTTLE_BITS

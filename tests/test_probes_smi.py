@@ -107,3 +107,10 @@ def test_no_smi_on_path(tmp_path: Path) -> None:
 )
 def test_cell_values(cell: str, expected: object) -> None:
     assert value(cell) == expected
+
+
+def test_board_limit_and_reliability_by_name() -> None:
+    from gpudoctor.probes.smi import parse_gpu
+
+    gpu = parse_gpu({"index": "0", "clocks_throttle_reasons.active": "0x0000000000000601"})
+    assert gpu.throttle_reasons == ("gpu_idle", "board_limit", "reliability")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 from dataclasses import dataclass
@@ -12,7 +13,8 @@ from gpudoctor.facts import DriverFacts, Gpu, GpuProcess
 MIB = 1024 * 1024
 
 # NVML return codes (nvml.h); the binding raises NVMLError subclasses that carry them as ``value``.
-NOT_SUPPORTED, NO_PERMISSION, NOT_FOUND, DRIVER_NOT_LOADED = 3, 4, 6, 9
+# Named as nvidia-ml-py names them (NVML_ERROR_<name>); tests check each against the binding's constant.
+INVALID_ARGUMENT, NOT_SUPPORTED, NO_PERMISSION, NOT_FOUND, DRIVER_NOT_LOADED = 2, 3, 4, 6, 9
 LIBRARY_NOT_FOUND, FUNCTION_NOT_FOUND, LIB_RM_VERSION_MISMATCH, NO_DATA = 12, 13, 18, 21
 _INIT_CLASSES = {
     LIBRARY_NOT_FOUND: "library_not_found",
@@ -27,9 +29,13 @@ _CLASS_NAMES = {
     "NVMLError_NoPermission": "no_permission",
 }
 # Codes that only mean "this GPU or driver does not report that": not worth a probe error.
-_QUIET = {NOT_SUPPORTED, NOT_FOUND, FUNCTION_NOT_FOUND, NO_DATA, 2}
+_QUIET = {NOT_SUPPORTED, NOT_FOUND, FUNCTION_NOT_FOUND, NO_DATA, INVALID_ARGUMENT}
 _COMPUTE_MODES = {0: "default", 1: "exclusive_thread", 2: "prohibited", 3: "exclusive_process"}
-THROTTLE_BITS = (
+# Clock event (throttle) reason bits, named after nvidia-ml-py's nvmlClocks{Event,Throttle}Reason<Name>
+# constants in snake case. The probe decodes with the installed binding's own constants
+# (``throttle_bits``); this table is the fallback for a binding without them, and tests keep it equal
+# to what the binding defines.
+THROTTLE_BITS: Tuple[Tuple[int, str], ...] = (
     (0x1, "gpu_idle"),
     (0x2, "applications_clocks_setting"),
     (0x4, "sw_power_cap"),
@@ -39,7 +45,10 @@ THROTTLE_BITS = (
     (0x40, "hw_thermal_slowdown"),
     (0x80, "hw_power_brake_slowdown"),
     (0x100, "display_clock_setting"),
+    (0x200, "board_limit"),
+    (0x400, "reliability"),
 )
+_REASON_CONSTANT = re.compile(r"^nvmlClocks(?:Event|Throttle)Reason([A-Z]\w*)$")
 
 
 @dataclass(frozen=True)
@@ -52,10 +61,32 @@ class NvmlResult:
     errors: Tuple[Tuple[str, str], ...] = ()
 
 
-def throttle_names(mask: int) -> Tuple[str, ...]:
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def throttle_bits(nvml: Any) -> Tuple[Tuple[int, str], ...]:
+    """(bit, name) for every single-bit reason constant the binding defines; THROTTLE_BITS if it has none.
+
+    A bit with several names (UserDefinedClocks is ApplicationsClocksSetting) keeps the one in THROTTLE_BITS.
+    """
+    known = dict(THROTTLE_BITS)
+    names: Dict[int, List[str]] = {}
+    for attr in dir(nvml):
+        match = _REASON_CONSTANT.match(attr)
+        value = getattr(nvml, attr, None)
+        if match and isinstance(value, int) and value > 0 and value & (value - 1) == 0:
+            names.setdefault(value, []).append(_snake(match.group(1)))
+    if not names:
+        return THROTTLE_BITS
+    chosen = {bit: known[bit] if known.get(bit) in found else min(found) for bit, found in names.items()}
+    return tuple(sorted(chosen.items()))
+
+
+def throttle_names(mask: int, bits: Tuple[Tuple[int, str], ...] = THROTTLE_BITS) -> Tuple[str, ...]:
     """The active clock event (throttle) reasons of a bit mask, by name; unknown bits in hex."""
-    names = [name for bit, name in THROTTLE_BITS if mask & bit]
-    rest = mask & ~sum(bit for bit, _ in THROTTLE_BITS)
+    names = [name for bit, name in bits if mask & bit]
+    rest = mask & ~sum(bit for bit, _ in bits)
     return tuple(names) + ((f"0x{rest:x}",) if rest else ())
 
 
@@ -113,6 +144,7 @@ class _Reader:
     def __init__(self, nvml: Any) -> None:
         self.nvml = nvml
         self.notes: List[str] = []
+        self.throttle_bits = throttle_bits(nvml)
 
     def get(self, name: str, *args: Any) -> Any:
         fn: Optional[Callable[..., Any]] = getattr(self.nvml, name, None)
@@ -210,7 +242,7 @@ def read_gpu(r: _Reader, index: int) -> Gpu:
         retired_pages_pending=_flag(r.get("nvmlDeviceGetRetiredPagesPendingStatus", handle)),
         remapped_rows_pending=_flag(remapped[2]) if rows_known else None,
         remapped_rows_failure=_flag(remapped[3]) if rows_known else None,
-        throttle_reasons=throttle_names(throttle) if isinstance(throttle, int) else (),
+        throttle_reasons=throttle_names(throttle, r.throttle_bits) if isinstance(throttle, int) else (),
         processes=_processes(r, handle),
     )
 
