@@ -51,6 +51,34 @@ def pip_install(facts: Facts, requirements: Iterable[str], index_url: Optional[s
     return " ".join(words)
 
 
+def pip_keeps(facts: Facts, requirement: str) -> bool:
+    """Whether ``pip install NAME==V`` leaves the installed NAME as it is.
+
+    pip keeps a distribution that already satisfies the pin: the very build (``==2.6.0+cu126`` over
+    2.6.0+cu126), or any build of that version when the pin has no local part (``==2.6.0`` over 2.6.0+cu126).
+    A pin with another local part (``==2.6.0+cu126`` over 2.6.0+cpu) replaces it without help.
+    """
+    name, sep, version = requirement.partition("==")
+    installed = installed_version(facts, name.strip())
+    if not installed:
+        return False
+    if not sep:
+        return True  # an unpinned name is satisfied by whatever is installed
+    want_public, want_local = split_version(version.strip())
+    have_public, have_local = split_version(installed)
+    return want_public == have_public and (want_local is None or want_local == have_local)
+
+
+def force_needed(facts: Facts, requirements: Iterable[str], changing: Iterable[str] = ("torchvision", "torchaudio")) -> bool:
+    """``--force-reinstall`` only where pip would otherwise keep an installed build that must change.
+
+    ``changing`` names the distributions the command is meant to replace; a pin that merely restates the
+    installed torch is kept on purpose (forcing would reinstall every dependency, gigabytes of nvidia wheels).
+    """
+    wanted = {name.lower() for name in changing}
+    return any(pip_keeps(facts, r) for r in requirements if re.split(r"[=<>!~\[ ]", r, 1)[0].lower() in wanted)
+
+
 split_version = compat.split_local_version  # "2.6.0+cu126" -> ("2.6.0", "cu126"); no local part -> (version, None)
 
 

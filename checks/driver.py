@@ -15,6 +15,7 @@ _MISMATCH_TEXT = "driver/library version mismatch"
 _NO_COMM_TEXT = "couldn't communicate with the nvidia driver"
 _NO_DRIVER_TEXT = "found no nvidia driver on your system"
 _TOO_OLD = re.compile(r"driver on your system is too old \(found version (\d+)\)", re.IGNORECASE)
+_INSUFFICIENT = "driver version is insufficient"
 _NVML_LIB = re.compile(r"NVML library version:\s*([\d.]+)")
 _RELOAD = "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia"
 DOWNLOAD_URL = "https://www.nvidia.com/Download/index.aspx"
@@ -201,8 +202,9 @@ def _too_old(facts: Facts) -> Optional[Finding]:
     version = facts.driver.version
     match = _TOO_OLD.search(torch.init_error or "")
     can_run = compat.driver_can_run(version, torch.cuda, system) if version else None
+    said = _INSUFFICIENT in (torch.init_error or "").lower() and torch.is_available is False
     if can_run is not False and not match:
-        return None
+        return _insufficient(facts) if said else None
     if version:
         supports = compat.driver_cuda_version(version) or facts.driver.cuda_version
         observed = f"driver {version}" + (f" supports CUDA {supports}" if supports else "")
@@ -235,6 +237,34 @@ def _too_old(facts: Facts) -> Optional[Finding]:
         fix=Fix(text, tuple(commands)),
         evidence=("driver.version", "torch.cuda", "torch.init_error"),
         inferred=requirement is not None and requirement.confidence is not compat.Confidence.CONFIRMED,
+    )
+
+
+def _insufficient(facts: Facts) -> Finding:
+    """torch itself says the driver is too old although the tables say this driver runs its CUDA: believe torch.
+
+    The libcuda torch loaded is then not the one NVML reports: a container's CUDA forward-compatibility package,
+    a libcuda stub or an older copy on LD_LIBRARY_PATH, or a driver upgraded on disk but not yet loaded.
+    """
+    torch = facts.torch
+    label = torch.version or _fix.installed_version(facts, "torch") or "torch"
+    version = facts.driver.version
+    shown = f"driver {version} should run CUDA {torch.cuda}" if version else "the driver version is unknown"
+    commands: Tuple[str, ...] = ()
+    if (facts.platform.system or "").lower() == "linux":
+        commands = ("ldconfig -p | grep -E 'libcuda\\.so'", "echo \"$LD_LIBRARY_PATH\"")
+    return Finding(
+        code="driver.too-old-for-torch",
+        severity=Severity.ERROR,
+        summary=(f"torch {label} reports the CUDA driver is insufficient for its CUDA {torch.cuda} runtime and "
+                 "CUDA is unavailable"),
+        detail=(f"By gpudoctor's tables {shown}, but torch's own observation wins: the CUDA driver library torch "
+                "loaded is older than its runtime. That happens when another libcuda is found first (a container's "
+                "forward-compatibility package, a stub or old copy on LD_LIBRARY_PATH) or when the driver was "
+                "upgraded on disk but the old one is still loaded.\n" + (torch.init_error or "").strip()),
+        fix=Fix("Find which libcuda torch loads and remove the stale copy from the library path; if the driver was "
+                "just upgraded, reboot.", commands),
+        evidence=("torch.init_error", "torch.is_available", "driver.version"),
     )
 
 

@@ -394,7 +394,7 @@ def test_torch_cpu_build_on_a_gpu_machine() -> None:
             "cu126 build.", (
                 f"{WIN_PY} -m pip install torch==2.14.1+cu126 torchvision==0.29.1+cu126 "
                 "--index-url https://download.pytorch.org/whl/cu126",
-                f"{WIN_PY} -m pip install --force-reinstall torch==2.13.0+cu126 torchvision==0.28.0+cu126 "
+                f"{WIN_PY} -m pip install torch==2.13.0+cu126 torchvision==0.28.0+cu126 "
                 "--index-url https://download.pytorch.org/whl/cu126")),
     )
     assert finding.detail.splitlines()[0] == (
@@ -622,7 +622,7 @@ def test_gpu_arch_kernels_text() -> None:
 
 TORCH_INDEX = "--index-url https://download.pytorch.org/whl/cu126"
 PAIR_TEXT = "Install torch and torchvision together, from one index, at the versions released together."
-PAIR_126 = Fix(PAIR_TEXT, (f"{PY} -m pip install --force-reinstall torch==2.6.0+cu126 torchvision==0.21.0+cu126 "
+PAIR_126 = Fix(PAIR_TEXT, (f"{PY} -m pip install torch==2.6.0+cu126 torchvision==0.21.0+cu126 "
                            f"{TORCH_INDEX}",))
 
 
@@ -640,7 +640,7 @@ def test_torchvision_nms_error_names_the_build_mismatch_and_the_exact_pair() -> 
         Severity.ERROR,
         "import torchvision fails (RuntimeError: operator torchvision::nms does not exist): torchvision 0.28.0+cu130 is "
         "the CUDA 13.0 build, torch 2.13.0+cpu the CPU build",
-        Fix(PAIR_TEXT, ("/home/ana/cpu-env/bin/python -m pip install --force-reinstall torch==2.13.0+cpu "
+        Fix(PAIR_TEXT, ("/home/ana/cpu-env/bin/python -m pip install torch==2.13.0+cpu "
                         "torchvision==0.28.0+cpu --index-url https://download.pytorch.org/whl/cpu",)),
     )
     explained, loader, traceback = finding.detail.split("\n\n")
@@ -687,7 +687,7 @@ def test_torchvision_pin_disagrees_within_a_release() -> None:
         severity=Severity.WARNING,
         summary="torchvision 0.16.2+cu121 requires torch==2.1.2; torch 2.1.1+cu121 is installed",
         detail="pip check reports this too; the C++ operators may fail to load at the first call.",
-        fix=Fix(PAIR_TEXT, ("/home/ana/venv/bin/python -m pip install --force-reinstall torch==2.1.1+cu121 "
+        fix=Fix(PAIR_TEXT, ("/home/ana/venv/bin/python -m pip install torch==2.1.1+cu121 "
                             "torchvision==0.16.1+cu121 --index-url https://download.pytorch.org/whl/cu121",)),
         evidence=("packages", "torch.version"),
     )

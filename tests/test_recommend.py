@@ -58,21 +58,21 @@ def _cmd(torch: str, vision: Optional[str], variant: str, force: bool = False, a
 # name -> (ok, reason, torch, variant, confidence, commands)
 EXPECTED: Dict[str, Tuple[bool, Optional[str], Optional[str], Optional[str], Confidence, Tuple[str, ...]]] = {
     "rtx5090-driver570": (True, None, "2.11.0+cu128", "cu128", C, (_cmd("2.11.0", "0.26.0", "cu128"),)),
-    "v100-driver535-newest": (True, None, "2.14.1+cu126", "cu126", C, (_cmd("2.14.1", "0.29.1", "cu126", True),)),
+    "v100-driver535-newest": (True, None, "2.14.1+cu126", "cu126", C, (_cmd("2.14.1", "0.29.1", "cu126"),)),
     "gt645m": (False, "gpu_unsupported", None, None, C, ()),
     "gtx780": (False, "gpu_unsupported", None, None, C, ()),
     "k80-driver470": (True, None, "2.7.1+cu118", "cu118", S, (_cmd("2.7.1", "0.22.1", "cu118"),)),
     "rtx3090-driver470": (True, None, "2.7.1+cu118", "cu118", S, (_cmd("2.7.1", "0.22.1", "cu118"),)),
     "python313-old-torch": (True, None, "2.14.1+cu126", "cu126", C, (_cmd("2.14.1", "0.29.1", "cu126"),)),
-    "python38": (True, None, "2.4.1+cu124", "cu124", C, (_cmd("2.4.1", "0.19.1", "cu124", True),)),
+    "python38": (True, None, "2.4.1+cu124", "cu124", C, (_cmd("2.4.1", "0.19.1", "cu124"),)),
     "python315": (False, "python_unsupported", None, None, C, ()),
     "gh200-driver550": (True, None, "2.14.1+cu126", "cu126", C, (_cmd("2.14.1", "0.29.1", "cu126"),)),
-    "gh200-driver580": (True, None, "2.14.1+cu130", "cu130", C, (_cmd("2.14.1", "0.29.1", "cu130", True),)),
+    "gh200-driver580": (True, None, "2.14.1+cu130", "cu130", C, (_cmd("2.14.1", "0.29.1", "cu130"),)),
     "gb10-driver580": (True, None, "2.14.1+cu130", "cu130", C, (_cmd("2.14.1", "0.29.1", "cu130"),)),
     "orin-jetpack6": (False, "driver_too_old", None, None, C, ()),
     "orin-driver580": (True, None, "2.14.1+cu132", "cu132", C, (_cmd("2.14.1", "0.29.1", "cu132"),)),
     "windows-rtx4080-driver551": (True, None, "2.14.1+cu126", "cu126", S,
-                                  (_cmd("2.14.1", "0.29.1", "cu126", True),)),
+                                  (_cmd("2.14.1", "0.29.1", "cu126"),)),
     "windows-rtx4080-driver527": (True, None, "2.14.1+cu126", "cu126", U, (_cmd("2.14.1", "0.29.1", "cu126"),)),
     "windows-rtx4080-driver581": (True, None, "2.14.1+cu130", "cu130", C, (_cmd("2.14.1", "0.29.1", "cu130"),)),
     "windows-rtx5090-driver572": (True, None, "2.11.0+cu128", "cu128", S, (_cmd("2.11.0", "0.26.0", "cu128"),)),
@@ -146,14 +146,21 @@ def test_gt645m_has_no_wheel_and_says_what_to_do() -> None:
     assert cpu.commands == (_cmd("2.14.1", "0.29.1", "cpu"),)
 
 
-def test_force_reinstall_when_the_same_version_has_another_variant() -> None:
+def test_no_force_reinstall_where_a_pinned_local_version_replaces_the_build() -> None:
+    # pip replaces 2.14.1+cu130 (or a PyPI 2.14.1) with ==2.14.1+cu126 by itself; forcing would reinstall every
+    # dependency. Only the very build installed is kept by pip, and only then is the flag needed.
     same = recommend([(8, 6)], "535.104.05", "Linux", "x86_64", "3.11.4", "2.14.1+cu130")
     pypi = recommend([(8, 6)], "535.104.05", "Linux", "x86_64", "3.11.4", "2.14.1")
     other = recommend([(8, 6)], "535.104.05", "Linux", "x86_64", "3.11.4", "2.13.0+cu130")
-    assert same.pip_args.startswith("install --force-reinstall torch==2.14.1+cu126 ")
-    assert pypi.pip_args.startswith("install --force-reinstall torch==2.14.1+cu126 ")
-    assert other.pip_args == ("install torch==2.14.1+cu126 torchvision==0.29.1+cu126 "
-                              "--index-url https://download.pytorch.org/whl/cu126")
+    kept = recommend([(8, 6)], "535.104.05", "Linux", "x86_64", "3.11.4", "2.14.1+cu126")
+    for answer in (same, pypi, other):
+        assert answer.pip_args == ("install torch==2.14.1+cu126 torchvision==0.29.1+cu126 "
+                                   "--index-url https://download.pytorch.org/whl/cu126")
+        assert "force" not in answer.text
+    assert kept.pip_args.startswith("install --force-reinstall torch==2.14.1+cu126 ")
+    assert "pip would otherwise keep it" in kept.text
+    macos = recommend([], None, "Darwin", "arm64", "3.12.1", "2.14.1")
+    assert macos.pip_args.startswith("install --force-reinstall torch==2.14.1 ")
 
 
 def test_command_for_a_target_interpreter() -> None:

@@ -16,7 +16,7 @@ from gpudoctor.compat.recommendation import (
     PYTHON_UNSUPPORTED,
     Option,
     Recommendation,
-    same_public_version,
+    pip_keeps,
 )
 from gpudoctor.compat.releases import RELEASES, Release, pairing, release_for_torch, split_local_version
 from gpudoctor.compat.search import (
@@ -37,7 +37,7 @@ def _platform(target: Machine) -> str:
 
 def _pip(c: Candidate, current: Optional[str], vision: bool, audio: bool, fresh: bool = False) -> str:
     pair = c.release.latest
-    force = not fresh and same_public_version(current, pair.torch)
+    force = not fresh and pip_keeps(current, pair.torch, c.variant)
     return "pip " + install_line(pair.torch, pair.torchvision if vision else None,
                                  pair.torchaudio if audio else None, c.variant, force)
 
@@ -101,7 +101,7 @@ def stay_option(chosen: Candidate, target: Machine, current: Optional[str], visi
         return None
     best = max(found, key=lambda c: (c.native, major_minor(c.cuda)))
     args = install_line(pair.torch, pair.torchvision if vision else None, pair.torchaudio if audio else None,
-                        best.variant, same_public_version(current, pair.torch))
+                        best.variant, pip_keeps(current, pair.torch, best.variant))
     return Option(f"Or keep torch {pair.torch} and install its {best.variant} build.", (f"pip {args}",),
                   best.confidence)
 

@@ -13,7 +13,7 @@ from gpudoctor.compat.recommendation import (
     PYTHON_UNSUPPORTED,
     Option,
     Recommendation,
-    same_public_version,
+    pip_keeps,
 )
 from gpudoctor.compat.releases import RELEASES, index_url, release_for_torch
 from gpudoctor.compat.search import Candidate, Machine, driver_need, install_line, search
@@ -64,7 +64,7 @@ def _finish(chosen: Candidate, target: Machine, labels: List[str], current: Opti
     variant = chosen.variant
     vision = pair.torchvision if with_vision else None
     audio = pair.torchaudio if with_audio else None
-    force = same_public_version(current, pair.torch)
+    force = pip_keeps(current, pair.torch, variant)
     args = install_line(pair.torch, vision, audio, variant, force)
     full = f"{pair.torch}+{variant}"
     what = f"torch {full}" + (f" with torchvision {vision}+{variant}" if vision else "")
@@ -89,8 +89,8 @@ def _finish(chosen: Candidate, target: Machine, labels: List[str], current: Opti
     if python_tuple(target.python) is None:
         text += f" The Python version is unknown: torch {pair.torch} supports Python {chosen.release.python_text}."
     if force:
-        text += (f" --force-reinstall because the installed torch {current} has the same version number, "
-                 f"so `torch=={pair.torch}` alone would keep it.")
+        text += (f" --force-reinstall because torch {current} is already installed and pip would otherwise keep "
+                 "it as it is.")
     confidence = weakest([chosen.confidence] + ([pair.torchaudio_confidence] if audio else []))
     if chosen.weak_text():
         text += f" This rests on {chosen.weak_text()}."
@@ -139,7 +139,7 @@ def _macos(gpus: List[CC], arch: Optional[str], python: Optional[str], current: 
     pair = fitting[0].latest
     vision = pair.torchvision if with_vision else None
     audio = pair.torchaudio if with_audio else None
-    args = install_line(pair.torch, vision, audio, None, same_public_version(current, pair.torch))
+    args = install_line(pair.torch, vision, audio, None, pip_keeps(current, pair.torch, None))
     notes = ("PyTorch has no CUDA support on macOS, so NVIDIA GPUs cannot be used there.",) if gpus else ()
     if intel:
         text = (f"macOS has no CUDA. torch {pair.torch} is the last release with macOS x86_64 wheels "

@@ -56,6 +56,21 @@ class Recommendation:
         return f"{shlex.quote(python)} -m pip {self.pip_args}"
 
 
+def pip_keeps(current_torch: Optional[str], torch: str, variant: Optional[str]) -> bool:
+    """Whether ``pip install torch==TORCH[+VARIANT]`` would leave the installed torch in place.
+
+    A pin with a local part replaces any other build of that version (2.6.0+cpu gives way to ==2.6.0+cu126);
+    only the very same build, or a pin without a local part over a build of that version, is kept. Only then
+    does a command need ``--force-reinstall``, which also reinstalls every dependency.
+    """
+    if not current_torch:
+        return False
+    public, local = split_local_version(current_torch)
+    if public != split_local_version(torch)[0]:
+        return False
+    return variant is None or (local or "").lower() == variant.lower()
+
+
 def same_public_version(current_torch: Optional[str], torch: str) -> bool:
     """Whether the installed torch has this public version, so that `torch==X` would keep its variant."""
     if not current_torch:
