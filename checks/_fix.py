@@ -69,14 +69,26 @@ def pip_keeps(facts: Facts, requirement: str) -> bool:
     return want_public == have_public and (want_local is None or want_local == have_local)
 
 
-def force_needed(facts: Facts, requirements: Iterable[str], changing: Iterable[str] = ("torchvision", "torchaudio")) -> bool:
-    """``--force-reinstall`` only where pip would otherwise keep an installed build that must change.
+def force_needed(facts: Facts, requirements: Iterable[str], changing: Iterable[str] = ()) -> bool:
+    """``--force-reinstall`` only where pip would otherwise keep an installed build the command means to replace.
 
-    ``changing`` names the distributions the command is meant to replace; a pin that merely restates the
-    installed torch is kept on purpose (forcing would reinstall every dependency, gigabytes of nvidia wheels).
+    That is a pin without a local part over another build of that version (pip counts 2.6.0+cu126 as
+    ``==2.6.0``), or a name in ``changing`` that pip would keep as installed (a broken copy to repair).
+    A pin restating the installed build is kept on purpose: forcing would reinstall every dependency,
+    gigabytes of nvidia wheels.
     """
     wanted = {name.lower() for name in changing}
-    return any(pip_keeps(facts, r) for r in requirements if re.split(r"[=<>!~\[ ]", r, 1)[0].lower() in wanted)
+    for requirement in requirements:
+        name = re.split(r"[=<>!~\[ ]", requirement, 1)[0].strip()
+        if name.lower() in wanted and pip_keeps(facts, requirement):
+            return True
+        pinned, sep, version = requirement.partition("==")
+        installed = installed_version(facts, name) if sep else None
+        if installed and split_version(version.strip())[1] is None:
+            have_public, have_local = split_version(installed)
+            if have_local and have_public == version.strip():
+                return True
+    return False
 
 
 split_version = compat.split_local_version  # "2.6.0+cu126" -> ("2.6.0", "cu126"); no local part -> (version, None)

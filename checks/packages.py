@@ -7,6 +7,7 @@ from typing import Dict, Iterator, List, Optional
 
 from gpudoctor import compat
 from gpudoctor.checks import _fix
+from gpudoctor.checks.torchvision import pin_allows, torch_pin
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, need, skip
@@ -50,7 +51,11 @@ def torch_reinstall(facts: Facts, no_deps: bool = False) -> Optional[str]:
 
 
 def release_set(facts: Facts, torch: str, variant: Optional[str], force_reinstall: bool = False) -> Optional[str]:
-    """Install torch ``torch`` as ``variant`` with the torchvision and torchaudio released with it, where installed."""
+    """Install torch ``torch`` as ``variant`` with the torchvision and torchaudio released with it, where installed.
+
+    ``force_reinstall`` allows ``--force-reinstall``; it is printed only where pip would otherwise keep an
+    installed build (a pin without a local part over another build of that version).
+    """
     index = index_for(variant)
     if variant and index is None:
         return None
@@ -61,7 +66,7 @@ def release_set(facts: Facts, torch: str, variant: Optional[str], force_reinstal
         reqs.append(f"torchvision=={pair.torchvision}{tag}")
     if pair is not None and pair.torchaudio and facts.torchaudio.installed:
         reqs.append(f"torchaudio=={pair.torchaudio}{tag}")
-    return _fix.pip_install(facts, reqs, index, force_reinstall=force_reinstall)
+    return _fix.pip_install(facts, reqs, index, force_reinstall=force_reinstall and _fix.force_needed(facts, reqs))
 
 
 def _audio_fits(torch: str, audio: str) -> Optional[bool]:
@@ -158,7 +163,9 @@ def unreleased_combination(facts: Facts) -> Iterator[Finding]:
         yield Finding(
             "packages.unreleased-combination", Severity.INFO,
             f"torch {torch} is not a release this gpudoctor knows (a nightly, a source build or a newer release)",
-            "The release tables cannot say which torchvision and torchaudio belong with it.", evidence=("torch.version",),
+            "The release tables cannot say which torchvision and torchaudio belong with it"
+            + (f"; {compat.horizon_text(f'torch {torch}')}." if compat.newer_than_data(base) else "."),
+            evidence=("torch.version",),
         )
         return
     members: Dict[str, str] = {"torch": torch}
@@ -169,7 +176,9 @@ def unreleased_combination(facts: Facts) -> Iterator[Finding]:
     off: List[str] = []
     vision, audio = members.get("torchvision"), members.get("torchaudio")
     made_for = compat.torch_for_torchvision(_fix.base_version(vision)) if vision else None
-    if vision and made_for and _fix.release_series(made_for) != _fix.release_series(base):
+    pin = torch_pin(facts) if vision else None
+    accepted = bool(pin and pin_allows(pin, base))  # torchvision's own Requires-Dist outranks the table
+    if vision and made_for and _fix.release_series(made_for) != _fix.release_series(base) and not accepted:
         off.append(f"torchvision {vision} belongs to torch {made_for}")
     if audio and _audio_fits(torch, audio) is False:
         off.append(f"torchaudio {audio} does not belong to torch {base}")

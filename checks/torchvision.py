@@ -78,6 +78,9 @@ def _build(facts: Facts, version: str, torch_release: Optional[str]) -> str:
     return f"the CUDA {cuda} build" if cuda else f"the {local} build"
 
 
+_CHANGING = ("torchvision",)  # the pair fix keeps the installed torch and replaces torchvision
+
+
 def _pair_fix(facts: Facts, torch_version: str) -> Fix:
     """Reinstall torch and the torchvision released with it, together, from torch's own index."""
     index = _fix.index_for(facts)
@@ -86,10 +89,10 @@ def _pair_fix(facts: Facts, torch_version: str) -> Fix:
     if not any(r.startswith("torchvision==") for r in requirements):
         requirements = requirements + ["torchvision"]
         return Fix("Install the torchvision released with this torch, from the same index as torch.",
-                   (_fix.pip_install(facts, requirements, index, _fix.force_needed(facts, requirements)),))
+                   (_fix.pip_install(facts, requirements, index, _fix.force_needed(facts, requirements, _CHANGING)),))
     return Fix(
         "Install torch and torchvision together, from one index, at the versions released together.",
-        (_fix.pip_install(facts, requirements, index, _fix.force_needed(facts, requirements)),),
+        (_fix.pip_install(facts, requirements, index, _fix.force_needed(facts, requirements, _CHANGING)),),
     )
 
 

@@ -101,6 +101,8 @@ def test_pip_keeps_only_the_same_build_or_an_untagged_pin() -> None:
     assert [_fix.pip_keeps(facts, r) for r in (
         "torch==2.14.1+cu130", "torch==2.14.1", "torch==2.14.1+cu126", "torch==2.15.0", "torchvision",
         "torchaudio==2.11.0")] == [True, True, False, False, True, False]
-    assert not _fix.force_needed(facts, ["torch==2.14.1+cu130", "torchvision==0.29.2+cu130"])
-    assert _fix.force_needed(facts, ["torch==2.14.1+cu130", "torchvision==0.29.1"])
-    assert not _fix.force_needed(facts, ["torch==2.14.1", "torchvision==0.29.2"], changing=("torchvision",))
+    assert not _fix.force_needed(facts, ["torch==2.14.1+cu130", "torchvision==0.29.2+cu130"], ("torchvision",))
+    assert _fix.force_needed(facts, ["torch==2.14.1+cu130", "torchvision==0.29.1+cu130"], ("torchvision",))
+    assert not _fix.force_needed(facts, ["torch==2.14.1+cu130", "torchvision==0.29.1+cu130"])
+    assert _fix.force_needed(facts, ["torch==2.14.1", "torchvision==0.29.2"])  # PyPI pin over a +cu130 build
+    assert not _fix.force_needed(facts, ["torch==2.14.1+cu126", "torchvision==0.29.1+cu126"])
