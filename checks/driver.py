@@ -7,6 +7,8 @@ from typing import Iterator, List, Optional, Tuple
 
 from gpudoctor import compat
 from gpudoctor.checks import _fix
+from gpudoctor.compat.base import major_minor
+from gpudoctor.compat.generations import JETPACK_TEXT, branch_blocked, cuda_blocked, is_jetson
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, Skip, check, skip
@@ -218,17 +220,23 @@ def _too_old(facts: Facts) -> Optional[Finding]:
     label = torch.version or _fix.installed_version(facts, "torch") or "torch"
     needs = f"torch {label} needs CUDA {series}" + (f", i.e. driver >= {minimum}" if minimum else "")
     commands: List[str] = list(install_driver_commands(facts)) if not facts.platform.wsl else []
-    text = f"Upgrade the NVIDIA driver to >= {minimum}" if minimum else "Upgrade the NVIDIA driver"
-    if facts.platform.wsl:
+    text = _upgrade_text(facts, requirement, minimum)
+    if text is None:
+        commands, text = [], ""
+    elif facts.platform.wsl:
         text += f" on Windows ({DOWNLOAD_URL})"
     elif not commands:
         text += f" ({DOWNLOAD_URL})"
     wheel = _fix.recommended_install(facts)
     if wheel is not None and wheel.ok:
-        text += f", or install the torch build this driver runs: {wheel.what}."
+        text += (f", or install the torch build this driver runs: {wheel.what}." if text else
+                 f"Install the torch build this driver runs: {wheel.what}.")
         commands.append(wheel.command)
     else:
         text += "."
+    blocked = _no_upgrade_helps(facts, requirement)
+    if blocked:
+        text = blocked + " " + text
     return Finding(
         code="driver.too-old-for-torch",
         severity=Severity.ERROR,
@@ -238,6 +246,30 @@ def _too_old(facts: Facts) -> Optional[Finding]:
         evidence=("driver.version", "torch.cuda", "torch.init_error"),
         inferred=requirement is not None and requirement.confidence is not compat.Confidence.CONFIRMED,
     )
+
+
+def _no_upgrade_helps(facts: Facts, requirement: Optional[compat.DriverRequirement]) -> str:
+    """Why no driver upgrade can make this torch run on these GPUs ("" when one can)."""
+    ccs = _fix._gpu_ccs(facts)[0]
+    cuda = major_minor(facts.torch.cuda)
+    gone = cuda_blocked(ccs, cuda[0]) if cuda else None
+    if gone is not None:
+        return (f"No driver upgrade helps: CUDA {cuda[0] if cuda else '?'} builds have no kernels for {gone.name} GPUs "
+                f"(CUDA {gone.last_cuda_major} is the last for them).")
+    old = branch_blocked(ccs, requirement.minimum_branch) if requirement else None
+    if old is not None and requirement is not None:
+        return (f"No driver upgrade helps: {old.name} GPUs get no driver newer than R{old.last_branch}, and torch's "
+                f"CUDA {requirement.cuda} needs R{requirement.minimum_branch} or newer.")
+    return ""
+
+
+def _upgrade_text(facts: Facts, requirement: Optional[compat.DriverRequirement], minimum: Optional[str]) -> Optional[str]:
+    """The driver upgrade to advise, or None when none can help (a retired generation); Jetson gets JetPack."""
+    if _no_upgrade_helps(facts, requirement):
+        return None
+    if is_jetson(_fix._gpu_ccs(facts)[0]):
+        return JETPACK_TEXT.rstrip(".")
+    return f"Upgrade the NVIDIA driver to >= {minimum}" if minimum else "Upgrade the NVIDIA driver"
 
 
 def _insufficient(facts: Facts) -> Finding:

@@ -23,13 +23,20 @@ _CLAUSE = re.compile(r"^(===|==|!=|~=|>=|<=|>|<)\s*([A-Za-z0-9.*+!_-]+)$")
 
 
 def torch_pin(facts: Facts) -> Optional[str]:
-    """The torch requirement in torchvision's Requires-Dist (``==2.6.0``, ``>=2.14.0``), if any."""
+    """The torch requirement in torchvision's Requires-Dist (``==2.6.0``, ``>=2.14.0``), if any.
+
+    Where the facts carry no Requires-Dist (a pasted report), the requirement that release is recorded to
+    declare stands in for it.
+    """
     dist = facts.package("torchvision")
     for line in dist.requires if dist else ():
         match = _REQUIREMENT.match(line)
         if match and match.group(1).lower() == "torch" and not match.group(3) and match.group(2):
             return match.group(2).replace(" ", "")
-    return None
+    if dist is not None and dist.requires:
+        return None
+    version = facts.torchvision.version or (dist.version if dist else None)
+    return compat.torchvision_requirement(version)
 
 
 def pin_allows(pin: str, torch_version: str) -> Optional[bool]:

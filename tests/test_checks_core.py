@@ -355,9 +355,12 @@ def test_torch_not_installed_names_the_interpreter_and_the_install_command() -> 
         severity=Severity.ERROR,
         summary="torch is not installed in /home/ana/proj/.venv/bin/python",
         detail=recommended.why,
-        fix=Fix("Install torch 2.14.1+cu126 and torchvision 0.29.1+cu126.", (
-            "/home/ana/proj/.venv/bin/python -m pip install torch==2.14.1+cu126 torchvision==0.29.1+cu126 "
-            "--index-url https://download.pytorch.org/whl/cu126",)),
+        fix=Fix("Install torch 2.14.1+cu126 and torchvision 0.29.1+cu126. Or upgrade to NVIDIA driver >= 580.65.06 "
+                "and install torch 2.15.0+cu130.", (
+                    "/home/ana/proj/.venv/bin/python -m pip install torch==2.14.1+cu126 torchvision==0.29.1+cu126 "
+                    "--index-url https://download.pytorch.org/whl/cu126",
+                    "/home/ana/proj/.venv/bin/python -m pip install torch==2.15.0+cu130 torchvision==0.29.2+cu130 "
+                    "--index-url https://download.pytorch.org/whl/cu130")),
         evidence=("torch.installed",),
     )
 
@@ -366,8 +369,8 @@ def test_torch_not_installed_on_a_machine_without_nvidia_recommends_the_cpu_whee
     facts = replace(scenario("no-gpu-cpu-laptop"), torch=TorchFacts(installed=False),
                     torchvision=CompanionFacts(installed=False), packages=())
     assert only(torch_install.torch_install, facts).fix == Fix(
-        "Install torch 2.14.1+cpu and torchvision 0.29.1+cpu (CPU-only: no NVIDIA GPU was found).",
-        (f"{PY} -m pip install torch==2.14.1+cpu torchvision==0.29.1+cpu --index-url https://download.pytorch.org/whl/cpu",),
+        "Install torch 2.15.0+cpu and torchvision 0.29.2+cpu (CPU-only: no NVIDIA GPU was found).",
+        (f"{PY} -m pip install torch==2.15.0+cpu torchvision==0.29.2+cpu --index-url https://download.pytorch.org/whl/cpu",),
     )
 
 
@@ -390,10 +393,12 @@ def test_torch_cpu_build_on_a_gpu_machine() -> None:
         "torch.cpu-build-on-gpu",
         Severity.ERROR,
         "torch 2.13.0+cpu is a CPU-only build, but this machine has 1 NVIDIA GPU (NVIDIA GeForce RTX 4080)",
-        Fix("Replace it with torch 2.14.1+cu126 and torchvision 0.29.1+cu126. Or keep torch 2.13.0 and install its "
-            "cu126 build.", (
+        Fix("Replace it with torch 2.14.1+cu126 and torchvision 0.29.1+cu126. Or upgrade to an NVIDIA driver of "
+            "branch R580 or newer and install torch 2.15.0+cu132. Or keep torch 2.13.0 and install its cu126 build.", (
                 f"{WIN_PY} -m pip install torch==2.14.1+cu126 torchvision==0.29.1+cu126 "
                 "--index-url https://download.pytorch.org/whl/cu126",
+                f"{WIN_PY} -m pip install torch==2.15.0+cu132 torchvision==0.29.2+cu132 "
+                "--index-url https://download.pytorch.org/whl/cu132",
                 f"{WIN_PY} -m pip install torch==2.13.0+cu126 torchvision==0.28.0+cu126 "
                 "--index-url https://download.pytorch.org/whl/cu126")),
     )
@@ -523,11 +528,11 @@ def test_gpu_arch_too_new_for_the_wheel() -> None:
         summary="torch 2.6.0+cu126 has kernels for sm_50..sm_90; GPU 0 (NVIDIA GeForce RTX 5090) is sm_120",
         detail="The build has no sm_12x kernel and no PTX the driver could compile for it; CUDA fails with \"no kernel "
                "image is available for execution on the device\".\n" + recommended.why,
-        fix=Fix("Install torch 2.11.0+cu128 and torchvision 0.26.0+cu128. Or upgrade to NVIDIA driver >= 580.65.06 "
-                "and install torch 2.14.1+cu130.", (
-                    f"{PY} -m pip install torch==2.11.0+cu128 torchvision==0.26.0+cu128 "
-                    "--index-url https://download.pytorch.org/whl/cu128",
-                    f"{PY} -m pip install torch==2.14.1+cu130 torchvision==0.29.1+cu130 "
+        fix=Fix("Install torch 2.13.0+cu129 and torchvision 0.28.0+cu129. Or upgrade to NVIDIA driver >= 580.65.06 "
+                "and install torch 2.15.0+cu130.", (
+                    f"{PY} -m pip install torch==2.13.0+cu129 torchvision==0.28.0+cu129 "
+                    "--index-url https://download.pytorch.org/whl/cu129",
+                    f"{PY} -m pip install torch==2.15.0+cu130 torchvision==0.29.2+cu130 "
                     "--index-url https://download.pytorch.org/whl/cu130")),
         evidence=("torch.arch_flags", "gpus"),
     )

@@ -58,7 +58,7 @@ def test_a_release_newer_than_the_data_rests_on_its_own_metadata() -> None:
 
 
 def test_a_newer_release_without_a_requirement_is_not_judged() -> None:
-    (found,) = findings(installed("2.16.0", "0.29.2", ()))
+    (found,) = findings(installed("2.16.0", "0.30.0", ()))
     assert found.code == "torchvision.ok"
     assert "not judged" in found.detail and "is newer" in found.detail
 

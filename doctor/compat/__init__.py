@@ -88,6 +88,8 @@ from gpudoctor.compat.releases import (
     release_for_torch,
     split_local_version,
     torch_for_torchvision,
+    torchaudio_published,
+    torchvision_requirement,
 )
 from gpudoctor.compat.wheels import ArchList, default_variant, published_variants, wheel_arch_list
 
@@ -134,6 +136,8 @@ __all__ = [
     "release_for_torch",
     "split_local_version",
     "torch_for_torchvision",
+    "torchaudio_published",
+    "torchvision_requirement",
     "torchvision_newer_than_data",
     "variant_cuda",
     "wheel_arch_list",

@@ -8,6 +8,7 @@ from typing import List, Optional, Tuple
 from gpudoctor.compat.arch import TEGRA_CCS, arch_support
 from gpudoctor.compat.base import CC, Confidence, major_minor, python_tuple, weakest
 from gpudoctor.compat.cc import parse_arch_token
+from gpudoctor.compat.generations import JETPACK_TEXT, is_jetson
 from gpudoctor.compat.options import conda_kepler_option, cpu_option, source_build_option
 from gpudoctor.compat.recommendation import (
     DRIVER_TOO_OLD,
@@ -42,7 +43,10 @@ def _pip(c: Candidate, current: Optional[str], vision: bool, audio: bool, fresh:
                                  pair.torchaudio if audio else None, c.variant, force)
 
 
-def _need(c: Candidate) -> str:
+def _need(c: Candidate, target: Optional[Machine] = None) -> str:
+    """The driver a build needs; on Jetson the CUDA of the JetPack, since L4T numbers its driver otherwise."""
+    if target is not None and is_jetson(target.gpus):
+        return f"a JetPack with CUDA {c.cuda} or newer"
     return driver_need(c.requirement)
 
 
@@ -81,9 +85,10 @@ def driver_upgrade_option(chosen: Candidate, target: Machine, current: Optional[
     better = search(target, ignore_driver=True)
     if better is None or RELEASES.index(better.release) >= RELEASES.index(chosen.release):
         return None
-    return Option(f"Or upgrade to {_need(better)} and install torch "
-                  f"{better.torch}+{better.variant}.", (_pip(better, current, vision, audio),),
-                  _upgrade_confidence(better))
+    text = f"Or upgrade to {_need(better, target)} and install torch {better.torch}+{better.variant}."
+    if is_jetson(target.gpus):
+        text += " " + JETPACK_TEXT
+    return Option(text, (_pip(better, current, vision, audio),), _upgrade_confidence(better))
 
 
 def stay_option(chosen: Candidate, target: Machine, current: Optional[str], vision: bool,
@@ -140,7 +145,7 @@ def _per_gpu_option(target: Machine, cc: CC, labels: List[str], vision: bool, au
     sub, extra = search(alone), ""
     if sub is None:
         sub = search(alone, ignore_driver=True)
-        extra = f", after upgrading to {_need(sub)}" if sub else ""
+        extra = f", after upgrading to {_need(sub, target)}" if sub else ""
     if sub is None:
         return Option(f"For {names}: no official build supports Python {target.python}.")
     return Option(f"For {names}: torch {sub.torch}+{sub.variant} in its own environment{extra}, with "
@@ -178,7 +183,7 @@ def explain(target: Machine, labels: List[str], current: Optional[str], vision: 
         text = (f"No PyTorch release that can serve these GPUs supports Python {py_text}: torch "
                 f"{other.torch}+{other.variant} needs Python {other.release.python_text}.")
         top, venv = _venv(other.release)
-        extra = "" if runnable else f" after upgrading to {_need(other)}"
+        extra = "" if runnable else f" after upgrading to {_need(other, target)}"
         options.append(Option(f"Create an environment with Python {top} and install torch {other.torch}+"
                                f"{other.variant} there{extra}.", (venv, _pip(other, None, vision, audio, True)),
                               other.confidence))
@@ -188,10 +193,10 @@ def explain(target: Machine, labels: List[str], current: Optional[str], vision: 
         assert best is not None
         text = (f"The NVIDIA driver {target.driver} (CUDA {target.driver_cuda or 'unknown'}) is too old for every "
                 f"official build that serves these GPUs on Python {py_text}: the least they need is "
-                f"{_need(best)} (torch {best.torch}+{best.variant}).")
-        upgrade = f"Upgrade to {_need(best)} and install torch {best.torch}+{best.variant}."
-        if any(cc in TEGRA_CCS for cc in target.gpus):
-            upgrade += " On Jetson the driver comes with JetPack/L4T: upgrade JetPack, or use NVIDIA's Jetson builds."
+                f"{_need(best, target)} (torch {best.torch}+{best.variant}).")
+        upgrade = f"Upgrade to {_need(best, target)} and install torch {best.torch}+{best.variant}."
+        if is_jetson(target.gpus):
+            upgrade += " " + JETPACK_TEXT
         options.append(Option(upgrade, (_pip(best, current, vision, audio),), _upgrade_confidence(best)))
         older = search(replace(target, python=None))
         if older is not None and py is not None:

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Sequence
+from dataclasses import replace
+from typing import Iterable, List, Optional, Sequence, Tuple
 
-from gpudoctor.compat.base import CC, C, U, normalise_machine, normalise_system, python_tuple, version_tuple, weakest
+from gpudoctor.compat.base import (
+    CC,
+    C,
+    U,
+    major_minor,
+    normalise_machine,
+    normalise_system,
+    python_tuple,
+    version_tuple,
+    weakest,
+)
 from gpudoctor.compat.cc import format_cc, parse_cc
 from gpudoctor.compat.cudnn import bundled_cudnn, cudnn_version_text
 from gpudoctor.compat.fallbacks import driver_upgrade_option, explain, stay_option, why_not_newest
@@ -15,8 +26,9 @@ from gpudoctor.compat.recommendation import (
     Recommendation,
     pip_keeps,
 )
-from gpudoctor.compat.releases import RELEASES, index_url, release_for_torch
-from gpudoctor.compat.search import Candidate, Machine, driver_need, install_line, search
+from gpudoctor.compat.pypi import has_python, python_tags
+from gpudoctor.compat.releases import RELEASES, index_url, release_for_torch, torchaudio_published
+from gpudoctor.compat.search import Candidate, Machine, candidates, driver_need, install_line, search
 from gpudoctor.compat.wheels import platform_key
 
 
@@ -50,7 +62,28 @@ def recommend(ccs: Iterable[object], driver_version: Optional[str], system: Opti
     chosen = search(target)
     if chosen is None:
         return explain(target, labels, current_torch, with_torchvision, with_torchaudio)
-    return _finish(chosen, target, labels, current_torch, with_torchvision, with_torchaudio)
+    audio_note = ""
+    if with_torchaudio:
+        chosen, audio_note = _with_audio(chosen, target)
+    rec = _finish(chosen, target, labels, current_torch, with_torchvision, with_torchaudio and not audio_note)
+    return replace(rec, notes=rec.notes + (audio_note,)) if audio_note else rec
+
+
+def _with_audio(chosen: Candidate, target: Machine) -> Tuple[Candidate, str]:
+    """A build whose index and Python have the torchaudio of its release; else the build and why there is none."""
+    audio = chosen.release.latest.torchaudio
+    if not audio:
+        return chosen, f"No torchaudio is known for torch {chosen.torch}."
+    if has_python("torchaudio", audio, target.python) is False:
+        return chosen, (f"torchaudio {audio} has no wheel for Python {describe_python(target.python)} "
+                        f"({', '.join(python_tags('torchaudio', audio))}), so it is left out.")
+    if torchaudio_published(audio, chosen.variant) is not False:
+        return chosen, ""
+    others = [c for c in candidates(chosen.release, target) if torchaudio_published(audio, c.variant)]
+    if others:
+        best = max(others, key=lambda c: (c.native, major_minor(c.cuda)))
+        return best, ""
+    return chosen, f"torchaudio {audio} is not published on the {chosen.variant} index, so it is left out."
 
 
 def _label(cc: CC, names: Optional[Sequence[Optional[str]]], index: int) -> str:
