@@ -36,11 +36,12 @@ def _platform(target: Machine) -> str:
     return f"{target.system} {target.machine}"
 
 
-def _pip(c: Candidate, current: Optional[str], vision: bool, audio: bool, fresh: bool = False) -> str:
+def _pip(c: Candidate, current: Optional[str], vision: bool, audio: bool, fresh: bool = False,
+         python: Optional[str] = None) -> str:
     pair = c.release.latest
     force = not fresh and pip_keeps(current, pair.torch, c.variant)
     return "pip " + install_line(pair.torch, pair.torchvision if vision else None,
-                                 pair.torchaudio if audio else None, c.variant, force)
+                                 pair.torchaudio if audio else None, c.variant, force, python)
 
 
 def _need(c: Candidate, target: Optional[Machine] = None) -> str:
@@ -88,7 +89,7 @@ def driver_upgrade_option(chosen: Candidate, target: Machine, current: Optional[
     text = f"Or upgrade to {_need(better, target)} and install torch {better.torch}+{better.variant}."
     if is_jetson(target.gpus):
         text += " " + JETPACK_TEXT
-    return Option(text, (_pip(better, current, vision, audio),), _upgrade_confidence(better))
+    return Option(text, (_pip(better, current, vision, audio, python=target.python),), _upgrade_confidence(better))
 
 
 def stay_option(chosen: Candidate, target: Machine, current: Optional[str], vision: bool,
@@ -106,7 +107,7 @@ def stay_option(chosen: Candidate, target: Machine, current: Optional[str], visi
         return None
     best = max(found, key=lambda c: (c.native, major_minor(c.cuda)))
     args = install_line(pair.torch, pair.torchvision if vision else None, pair.torchaudio if audio else None,
-                        best.variant, pip_keeps(current, pair.torch, best.variant))
+                        best.variant, pip_keeps(current, pair.torch, best.variant), target.python)
     return Option(f"Or keep torch {pair.torch} and install its {best.variant} build.", (f"pip {args}",),
                   best.confidence)
 
@@ -149,7 +150,7 @@ def _per_gpu_option(target: Machine, cc: CC, labels: List[str], vision: bool, au
     if sub is None:
         return Option(f"For {names}: no official build supports Python {target.python}.")
     return Option(f"For {names}: torch {sub.torch}+{sub.variant} in its own environment{extra}, with "
-                  "CUDA_VISIBLE_DEVICES naming only those GPUs.", (_pip(sub, None, vision, audio, fresh=True),),
+                  "CUDA_VISIBLE_DEVICES naming only those GPUs.", (_pip(sub, None, vision, audio, True, target.python),),
                   sub.confidence)
 
 
@@ -185,7 +186,7 @@ def explain(target: Machine, labels: List[str], current: Optional[str], vision: 
         top, venv = _venv(other.release)
         extra = "" if runnable else f" after upgrading to {_need(other, target)}"
         options.append(Option(f"Create an environment with Python {top} and install torch {other.torch}+"
-                               f"{other.variant} there{extra}.", (venv, _pip(other, None, vision, audio, True)),
+                               f"{other.variant} there{extra}.", (venv, _pip(other, None, vision, audio, True, f"{top}.0")),
                               other.confidence))
     else:
         reason = DRIVER_TOO_OLD
@@ -197,12 +198,13 @@ def explain(target: Machine, labels: List[str], current: Optional[str], vision: 
         upgrade = f"Upgrade to {_need(best, target)} and install torch {best.torch}+{best.variant}."
         if is_jetson(target.gpus):
             upgrade += " " + JETPACK_TEXT
-        options.append(Option(upgrade, (_pip(best, current, vision, audio),), _upgrade_confidence(best)))
+        options.append(Option(upgrade, (_pip(best, current, vision, audio, python=target.python),),
+                              _upgrade_confidence(best)))
         older = search(replace(target, python=None))
         if older is not None and py is not None:
             top, venv = _venv(older.release)
             options.append(Option(f"Or keep this driver and use Python {older.release.python_text} with torch "
-                                  f"{older.torch}+{older.variant}.", (venv, _pip(older, None, vision, audio, True)),
+                                  f"{older.torch}+{older.variant}.", (venv, _pip(older, None, vision, audio, True, f"{top}.0")),
                                   older.confidence))
     cpu = cpu_option(target, current, vision, audio)
     if cpu is not None:

@@ -20,7 +20,7 @@ def cpu_option(target: Machine, current: Optional[str], vision: bool, audio: boo
         return None
     pair = fitting[0].latest
     args = install_line(pair.torch, pair.torchvision if vision else None, pair.torchaudio if audio else None, "cpu",
-                        pip_keeps(current, pair.torch, "cpu"))
+                        pip_keeps(current, pair.torch, "cpu"), target.python)
     return Option(f"Or run on the CPU only: torch {pair.torch}+cpu.", (f"pip {args}",))
 
 

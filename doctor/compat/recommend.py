@@ -98,7 +98,7 @@ def _finish(chosen: Candidate, target: Machine, labels: List[str], current: Opti
     vision = pair.torchvision if with_vision else None
     audio = pair.torchaudio if with_audio else None
     force = pip_keeps(current, pair.torch, variant)
-    args = install_line(pair.torch, vision, audio, variant, force)
+    args = install_line(pair.torch, vision, audio, variant, force, target.python)
     full = f"{pair.torch}+{variant}"
     what = f"torch {full}" + (f" with torchvision {vision}+{variant}" if vision else "")
     if audio:
@@ -172,7 +172,9 @@ def _macos(gpus: List[CC], arch: Optional[str], python: Optional[str], current: 
     pair = fitting[0].latest
     vision = pair.torchvision if with_vision else None
     audio = pair.torchaudio if with_audio else None
-    args = install_line(pair.torch, vision, audio, None, pip_keeps(current, pair.torch, None))
+    if audio and has_python("torchaudio", audio, python) is False:
+        audio = None
+    args = install_line(pair.torch, vision, audio, None, pip_keeps(current, pair.torch, None), python)
     notes = ("PyTorch has no CUDA support on macOS, so NVIDIA GPUs cannot be used there.",) if gpus else ()
     if intel:
         text = (f"macOS has no CUDA. torch {pair.torch} is the last release with macOS x86_64 wheels "

@@ -11,6 +11,7 @@ from gpudoctor.compat.base import CC, C, Confidence, major_minor, mm_key, varian
 from gpudoctor.compat.cc import format_cc, parse_arch_token
 from gpudoctor.compat.cudnn import bundled_cudnn, cudnn_version_text
 from gpudoctor.compat.generations import branch_blocked
+from gpudoctor.compat.pypi import has_python
 from gpudoctor.compat.drivers import DriverRequirement, driver_can_run, driver_cuda_version, driver_requirement
 from gpudoctor.compat.releases import RELEASES, Release, index_url, torchaudio_published
 from gpudoctor.compat.wheels import ArchList, published_variants, wheel_arch_list
@@ -196,12 +197,13 @@ def packages_for(candidate_torch: str, torchvision: Optional[str], torchaudio: O
 
 
 def install_line(torch: str, torchvision: Optional[str], torchaudio: Optional[str], variant: Optional[str],
-                 force: bool) -> str:
+                 force: bool, python: Optional[str] = None) -> str:
     """The pip arguments for one build from its download.pytorch.org index (PyPI when variant is None).
 
-    A torchaudio that index does not carry is left out rather than named (no torchaudio on cu132).
+    A torchaudio that index, or this Python, has no wheel of is left out rather than named (none on cu132,
+    none for Python 3.15).
     """
-    if torchaudio_published(torchaudio, variant) is False:
+    if torchaudio_published(torchaudio, variant) is False or has_python("torchaudio", torchaudio, python) is False:
         torchaudio = None
     index = index_url(variant) if variant else None
     return pip_args(packages_for(torch, torchvision, torchaudio, variant), index, force)
