@@ -299,7 +299,7 @@ def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional
                                with_torchaudio=audio, gpu_names=names)
     except ValueError:
         return None
-    options = tuple((o.text, _retarget(facts, o.commands)) for o in rec.options)
+    options = tuple((_marked(o), _retarget(facts, o.commands)) for o in rec.options)
     assumed = (f"The CPU architecture was not reported; {machine} is assumed.",) if machine != facts.platform.machine else ()
     why = " ".join((rec.text,) + rec.notes + assumed)
     inferred = rec.confidence is not compat.Confidence.CONFIRMED or bool(assumed)
@@ -311,6 +311,14 @@ def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional
     if force_reinstall and "--force-reinstall" not in args.split():
         args = args.replace("install ", "install --force-reinstall ", 1)
     return Recommended(True, what, f"{python(facts)} -m pip {args}", why, options, inferred)
+
+
+def _marked(option: compat.Option) -> str:
+    """An alternative's text with its confidence when that is below CONFIRMED, unless the text says it already."""
+    if option.confidence is compat.Confidence.CONFIRMED or option.confidence.value in option.text:
+        return option.text
+    text = option.text[:-1] if option.text.endswith(".") else option.text
+    return f"{text} ({option.confidence.value})."
 
 
 GET_STARTED = "https://pytorch.org/get-started/locally/"

@@ -356,7 +356,7 @@ def test_torch_not_installed_names_the_interpreter_and_the_install_command() -> 
         summary="torch is not installed in /home/ana/proj/.venv/bin/python",
         detail=recommended.why,
         fix=Fix("Install torch 2.14.1+cu126 and torchvision 0.29.1+cu126. Or upgrade to NVIDIA driver >= 580.65.06 "
-                "and install torch 2.15.0+cu130.", (
+                "and install torch 2.15.0+cu130 (SECONDARY).", (
                     "/home/ana/proj/.venv/bin/python -m pip install torch==2.14.1+cu126 torchvision==0.29.1+cu126 "
                     "--index-url https://download.pytorch.org/whl/cu126",
                     "/home/ana/proj/.venv/bin/python -m pip install torch==2.15.0+cu130 torchvision==0.29.2+cu130 "
@@ -394,7 +394,8 @@ def test_torch_cpu_build_on_a_gpu_machine() -> None:
         Severity.ERROR,
         "torch 2.13.0+cpu is a CPU-only build, but this machine has 1 NVIDIA GPU (NVIDIA GeForce RTX 4080)",
         Fix("Replace it with torch 2.14.1+cu126 and torchvision 0.29.1+cu126. Or upgrade to an NVIDIA driver of "
-            "branch R580 or newer and install torch 2.15.0+cu132. Or keep torch 2.13.0 and install its cu126 build.", (
+            "branch R580 or newer and install torch 2.15.0+cu132 (UNCONFIRMED). Or keep torch 2.13.0 and install its "
+            "cu126 build (SECONDARY).", (
                 f"{WIN_PY} -m pip install torch==2.14.1+cu126 torchvision==0.29.1+cu126 "
                 "--index-url https://download.pytorch.org/whl/cu126",
                 f"{WIN_PY} -m pip install torch==2.15.0+cu132 torchvision==0.29.2+cu132 "
@@ -529,7 +530,7 @@ def test_gpu_arch_too_new_for_the_wheel() -> None:
         detail="The build has no sm_12x kernel and no PTX the driver could compile for it; CUDA fails with \"no kernel "
                "image is available for execution on the device\".\n" + recommended.why,
         fix=Fix("Install torch 2.13.0+cu129 and torchvision 0.28.0+cu129. Or upgrade to NVIDIA driver >= 580.65.06 "
-                "and install torch 2.15.0+cu130.", (
+                "and install torch 2.15.0+cu130 (SECONDARY).", (
                     f"{PY} -m pip install torch==2.13.0+cu129 torchvision==0.28.0+cu129 "
                     "--index-url https://download.pytorch.org/whl/cu129",
                     f"{PY} -m pip install torch==2.15.0+cu130 torchvision==0.29.2+cu130 "

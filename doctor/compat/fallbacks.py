@@ -6,8 +6,8 @@ from dataclasses import replace
 from typing import List, Optional, Tuple
 
 from gpudoctor.compat.arch import TEGRA_CCS, arch_support
-from gpudoctor.compat.base import CC, Confidence, major_minor, python_tuple, weakest
-from gpudoctor.compat.cc import parse_arch_token
+from gpudoctor.compat.base import CC, Confidence, S, major_minor, python_tuple, weakest
+from gpudoctor.compat.cc import format_cc, parse_arch_token
 from gpudoctor.compat.generations import JETPACK_TEXT, is_jetson
 from gpudoctor.compat.options import conda_kepler_option, cpu_option, source_build_option
 from gpudoctor.compat.recommendation import (
@@ -108,8 +108,16 @@ def stay_option(chosen: Candidate, target: Machine, current: Optional[str], visi
     best = max(found, key=lambda c: (c.native, major_minor(c.cuda)))
     args = install_line(pair.torch, pair.torchvision if vision else None, pair.torchaudio if audio else None,
                         best.variant, pip_keeps(current, pair.torch, best.variant), target.python)
-    return Option(f"Or keep torch {pair.torch} and install its {best.variant} build.", (f"pip {args}",),
-                  best.confidence)
+    text = f"Or keep torch {pair.torch} and install its {best.variant} build."
+    confidence = best.confidence
+    jit = [(format_cc(cc), s.by) for cc, s in zip(target.gpus, best.supports) if s.via_ptx]
+    if jit:
+        text += (f" It has no kernels built for CC {', '.join(dict.fromkeys(c for c, _ in jit))}: it runs there only "
+                 f"through PTX JIT of {', '.join(dict.fromkeys(str(b) for _, b in jit))} (the driver compiles the "
+                 "kernels at first use, minutes, cached afterwards), and libraries or operators without that PTX "
+                 "fail.")
+        confidence = weakest([confidence, S])
+    return Option(text, (f"pip {args}",), confidence)
 
 
 def _platform_tokens(target: Machine) -> List[Tuple[str, str]]:
