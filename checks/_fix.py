@@ -3,52 +3,62 @@
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Tuple
+from typing import Iterable, List, Optional, Sequence, Tuple
 
 from gpudoctor import compat
 from gpudoctor.facts import Facts
 from gpudoctor.model import Fix
+from gpudoctor.shell import Shell, UnsafeValue, join, quote
 
-_WINDOWS_SAFE = re.compile(r"^[A-Za-z0-9_:\\/.\-+=@]+$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def is_windows(facts: Facts) -> bool:
     return (facts.platform.system or "").lower() == "windows"
 
 
+def shell_of(facts: Facts) -> Shell:
+    """The shell the printed commands are for: PowerShell on Windows, POSIX sh elsewhere."""
+    return Shell.POWERSHELL if is_windows(facts) else Shell.POSIX
+
+
 def shell_quote(facts: Facts, word: str) -> str:
-    """Quote one word for the user's shell (POSIX sh, or PowerShell on Windows), keeping ``~/`` expandable."""
-    if is_windows(facts):
-        return word if _WINDOWS_SAFE.match(word) else '"' + word.replace('"', '\\"') + '"'
-    if word.startswith("~/"):
-        rest = word[2:]
-        return "~/" + (shlex.quote(rest) if rest else "")
-    return shlex.quote(word)
+    """Quote one word for the user's shell (POSIX sh, or PowerShell on Windows), keeping ``~/`` expandable.
+
+    A value no quoting makes safe (control characters) has them shown as ``?``: the command then names a
+    path that does not exist, visibly, instead of running something else.
+    """
+    try:
+        return quote(word, shell_of(facts))
+    except UnsafeValue:
+        return quote(_CONTROL.sub("?", word), shell_of(facts))
+
+
+def render(facts: Facts, argv: Sequence[str]) -> str:
+    """A command from its words, each quoted for the user's shell (the program through ``&`` in PowerShell)."""
+    return join([_CONTROL.sub("?", word) for word in argv], shell_of(facts))
 
 
 def python(facts: Facts) -> str:
-    """The target interpreter as the first word of a command; ``python`` when it is not known."""
+    """The target interpreter as the first word of a command; ``python`` when it is not known or unusable."""
     exe = facts.platform.python_executable
-    if not exe:
+    if not exe or _CONTROL.search(exe):
         return "python"
-    quoted = shell_quote(facts, exe)
-    if is_windows(facts) and quoted.startswith('"'):
-        return "& " + quoted  # PowerShell runs a quoted path only through the call operator
-    return quoted
+    return render(facts, [exe])
 
 
 def pip_install(facts: Facts, requirements: Iterable[str], index_url: Optional[str] = None,
                 force_reinstall: bool = False) -> str:
     """``<python> -m pip install [--force-reinstall] REQ... [--index-url URL]`` for the target interpreter."""
-    words = [python(facts), "-m", "pip", "install"]
+    exe = facts.platform.python_executable
+    words = [exe if exe and not _CONTROL.search(exe) else "python", "-m", "pip", "install"]
     if force_reinstall:
         words.append("--force-reinstall")
-    words.extend(shell_quote(facts, r) for r in requirements)
+    words.extend(requirements)
     if index_url:
         words += ["--index-url", index_url]
-    return " ".join(words)
+    return render(facts, words)
 
 
 def pip_keeps(facts: Facts, requirement: str) -> bool:
@@ -135,7 +145,8 @@ def ordinal_list(count: int) -> str:
 def export_env(facts: Facts, name: str, value: str) -> str:
     """Set an environment variable in the user's shell."""
     if is_windows(facts):
-        return f'$env:{name}="{value}"'
+        quoted = shell_quote(facts, value)  # always quoted: a bare 0,1 is an array in PowerShell
+        return f"$env:{name}=" + (quoted if quoted.startswith("'") else f"'{quoted}'")
     return f"export {name}={shell_quote(facts, value)}"
 
 

@@ -133,3 +133,18 @@ def test_keeping_a_cu118_torch_on_a_blackwell_gpu_says_it_rests_on_ptx_jit() -> 
     (keep,) = [o for o in rec.options if o.text.startswith("Or keep torch 2.6.0")]
     assert "cu118" in keep.text and "PTX JIT of compute_37" in keep.text
     assert keep.confidence is not compat.Confidence.CONFIRMED
+
+
+# Commands quote every value from input through gpudoctor.shell.
+
+def test_interpreter_paths_and_values_from_input_are_quoted_for_the_users_shell() -> None:
+    posix = Facts(platform=PlatformFacts(system="Linux", python_executable="/tmp/$(touch x)/bin/python"))
+    assert _fix.pip_install(posix, ["torch==2.15.0"]) == "'/tmp/$(touch x)/bin/python' -m pip install torch==2.15.0"
+    windows = Facts(platform=PlatformFacts(system="Windows", python_executable="C:\\Users\\O'Neil $x\\py.exe"))
+    assert _fix.pip_install(windows, ["torch==2.15.0"]) == (
+        "& 'C:\\Users\\O''Neil $x\\py.exe' -m pip install torch==2.15.0")
+    assert _fix.export_env(windows, "CUDA_VISIBLE_DEVICES", "$(evil)") == "$env:CUDA_VISIBLE_DEVICES='$(evil)'"
+    assert _fix.export_env(windows, "CUDA_VISIBLE_DEVICES", "0,1") == "$env:CUDA_VISIBLE_DEVICES='0,1'"
+    control = Facts(platform=PlatformFacts(system="Linux", python_executable="/opt/py\nrm -rf ~"))
+    assert _fix.pip_install(control, ["torch==2.15.0"]) == "python -m pip install torch==2.15.0"
+    assert _fix.shell_quote(control, "/a\nb") == "'/a?b'"
