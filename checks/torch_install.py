@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Iterator, List, Optional
 
+from gpudoctor import compat
 from gpudoctor.checks import _fix
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
@@ -156,6 +157,8 @@ def torch_install(facts: Facts) -> Iterator[Finding]:
         code="torch.ok",
         severity=Severity.INFO,
         summary=f"torch {version} ({_build_label(facts)})" + (f" in {torch.location}" if torch.location else ""),
+        detail=(compat.horizon_text(f"torch {version}") + "." if compat.newer_than_data(version)
+                else compat.data_line() + "."),
         evidence=("torch.version", "torch.cuda", "torch.location"),
     )
 

@@ -505,8 +505,13 @@ def test_torch_passes_on_a_healthy_install() -> None:
         code="torch.ok",
         severity=Severity.INFO,
         summary="torch 2.14.1+cu130 (CUDA 13.0, cuDNN 9.24.0) in /opt/conda/envs/train/lib/python3.12/site-packages/torch",
+        detail="gpudoctor's compatibility data runs to torch 2.15.0 (data of 2026-11-24).",
         evidence=("torch.version", "torch.cuda", "torch.location"),
     ),))
+    newer = replace(scenario("healthy-h100"), torch=replace(scenario("healthy-h100").torch, version="2.16.0+cu132"))
+    assert run(torch_install.torch_install, newer).findings[0].detail == (
+        "gpudoctor's data ends at torch 2.15.0 (data of 2026-11-24); torch 2.16.0+cu132 is newer: this rests on its "
+        "own metadata.")
 
 
 def test_torch_skips_when_the_probe_did_not_say() -> None:
