@@ -86,16 +86,23 @@ def _tag(version: Optional[str]) -> Optional[str]:
     return _fix.split_version(version or "")[1]
 
 
-def _build(facts: Facts, version: str) -> Optional[str]:
-    """The variant of a version: its +tag, or what PyPI ships (cpu off Linux x86_64); None when unknown."""
+def _build(facts: Facts, version: str, name: str = "torch") -> Optional[str]:
+    """The variant of a version: its +tag, or what PyPI ships for it here; None when unknown.
+
+    A companion without a tag is PyPI's build of its own release: torchaudio 2.11.0 is a CUDA 13.0 build
+    whatever torch it sits beside, torchvision 0.29.2 that of torch 2.15.
+    """
     tag = _tag(version)
     if tag:
         return tag
     if facts.platform.system in ("Windows", "Darwin"):
         return "cpu"
-    release = compat.release_for_torch(torch_version(facts))
-    on_default = facts.platform.system == "Linux" and facts.platform.machine == "x86_64"
-    return release.pypi_default if release is not None and on_default else None
+    made_for = torch_version(facts)
+    if name == "torchvision":
+        made_for = compat.torch_for_torchvision(_fix.base_version(version)) or made_for
+    elif name == "torchaudio" and (_fix.release_series(version) or (0, 0)) >= STABLE_ABI_AUDIO:
+        made_for = _fix.base_version(version)
+    return compat.default_variant(made_for, facts.platform.system, facts.platform.machine)
 
 
 def _builds_clash(name: str, version: str, torch_build: Optional[str], build: Optional[str]) -> bool:
@@ -182,7 +189,7 @@ def unreleased_combination(facts: Facts) -> Iterator[Finding]:
         off.append(f"torchvision {vision} belongs to torch {made_for}")
     if audio and _audio_fits(torch, audio) is False:
         off.append(f"torchaudio {audio} does not belong to torch {base}")
-    builds = {n: _build(facts, v) for n, v in members.items()}
+    builds = {n: _build(facts, v, n) for n, v in members.items()}
     if any(_builds_clash(n, members[n], builds["torch"], b) for n, b in builds.items() if n != "torch"):
         off.append("builds differ: " + ", ".join(f"{n} {b}" for n, b in builds.items() if b))
     if not off:

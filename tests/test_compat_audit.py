@@ -148,3 +148,24 @@ def test_interpreter_paths_and_values_from_input_are_quoted_for_the_users_shell(
     control = Facts(platform=PlatformFacts(system="Linux", python_executable="/opt/py\nrm -rf ~"))
     assert _fix.pip_install(control, ["torch==2.15.0"]) == "python -m pip install torch==2.15.0"
     assert _fix.shell_quote(control, "/a\nb") == "'/a?b'"
+
+
+def test_pypi_companions_are_judged_as_the_builds_of_their_own_release() -> None:
+    from gpudoctor.checks import packages
+    from gpudoctor.facts import CompanionFacts
+
+    def facts(machine: str, vision: str, audio: str) -> Facts:
+        return Facts(platform=PlatformFacts(system="Linux", machine=machine),
+                     torch=TorchFacts(installed=True, version="2.15.0", cuda="13.2"),
+                     torchvision=CompanionFacts(installed=True, version=vision),
+                     torchaudio=CompanionFacts(installed=True, version=audio))
+
+    def codes(f: Facts) -> list:
+        return [(x.severity.value, x.summary) for x in run_check(packages.unreleased_combination, f).findings]
+
+    # PyPI's torchvision 0.29.2 is torch 2.15's own build; PyPI's torchaudio 2.11.0 is a CUDA 13.0 build.
+    assert codes(facts("x86_64", "0.29.2", "")) == []
+    assert codes(facts("x86_64", "0.29.2", "2.11.0")) == [(
+        "warning", "torch 2.15.0, torchvision 0.29.2, torchaudio 2.11.0 were never released together: builds "
+                   "differ: torch cu132, torchvision cu132, torchaudio cu130")]
+    assert codes(facts("aarch64", "0.29.2", "2.11.0"))[0][1].endswith("torchaudio cu130")

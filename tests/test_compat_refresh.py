@@ -92,3 +92,41 @@ def test_the_hand_kept_tables_agree_with_pypi() -> None:
     assert any("nvidia-cudnn-cu13==9.26.0.51" in line for line in requires["torch"])
     assert compat.bundled_cudnn(compat.newest_torch(), compat.RELEASES[0].pypi_default) == 92600
     assert DATA_DATE == compat.DATA_DATE and len(PYPI_WHEELS) > 50
+
+
+LISTING = """<!DOCTYPE html><html><body>
+<a href="/whl/cu130/torch-2.15.0%2Bcu130-cp312-cp312-manylinux_2_28_x86_64.whl#sha256=00">torch-2.15.0+cu130-cp312-cp312-manylinux_2_28_x86_64.whl</a>
+<a href="/whl/cu132/torch-2.15.0%2Bcu132-cp315-cp315-win_amd64.whl">x</a>
+<a href="/whl/cu129/torch-2.13.0%2Bcu129-cp312-cp312-manylinux_2_28_aarch64.whl">x</a>
+<a href="/whl/torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl">no local version</a>
+<a href="/whl/cu118/torch-1.13.1%2Bcu117-cp310-cp310-linux_x86_64.whl">below the floor</a>
+</body></html>"""
+
+
+def test_the_wheel_index_listing_becomes_variant_rows() -> None:
+    from gpudoctor.compat.wheel_index import rows_from_listing, variants_from_rows
+    rows = rows_from_listing("torch", LISTING, refresh.platform_of, (2, 0))
+    assert rows == [
+        ("torch", "2.13.0", "cu129", ("cp312",), ("linux-aarch64",)),
+        ("torch", "2.15.0", "cu130", ("cp312",), ("linux-x86_64",)),
+        ("torch", "2.15.0", "cu132", ("cp315",), ("windows-x86_64",)),
+    ]
+    assert variants_from_rows(rows, "torch", "2.15.0", "linux-x86_64") == ("cu130",)
+    assert variants_from_rows(rows, "torch", "2.14.1", "linux-x86_64") == ()
+
+
+def test_the_wheel_index_is_read_from_a_snapshot_and_written(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    snapshot = tmp_path / "snap"
+    snapshot.mkdir()
+    for name in refresh.PACKAGES:
+        (snapshot / f"{name}.json").write_bytes((SNAPSHOT / f"{name}.json").read_bytes())
+        (snapshot / f"index-{name}.html").write_text(LISTING if name == "torch" else "", encoding="utf-8")
+    out = tmp_path / "published.py"
+    assert refresh.main(["--snapshot", str(snapshot), "--wheel-index", "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "    ('torch', '2.15.0', 'cu130', ('cp312',), ('linux-x86_64',))," in text
+    assert "https://download.pytorch.org/whl/torch/ as read on" in text
+    capsys.readouterr()
+    assert refresh.main(["--snapshot", str(SNAPSHOT), "--wheel-index", "--out", str(out)]) == 2
+    assert capsys.readouterr().err.startswith("refresh: cannot read ")

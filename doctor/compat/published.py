@@ -99,3 +99,7 @@ PYPI_REQUIRES: Tuple[Tuple[str, str, Tuple[str, ...]], ...] = (
     ('torchvision', '0.29.2', ('torch>=2.14.0',)),
     ('torchaudio', '2.11.0', ('torch>=2.11',)),
 )
+
+# (package, version, variant, Python tags, platforms) on download.pytorch.org; () when not read.
+INDEX_WHEELS: Tuple[Tuple[str, str, str, Tuple[str, ...], Tuple[str, ...]], ...] = (
+)

@@ -4,10 +4,12 @@
     python -m gpudoctor.compat.refresh --check         # exit 1 when the data file is out of date
     python -m gpudoctor.compat.refresh --snapshot DIR  # read DIR/<package>.json instead of the network
     python -m gpudoctor.compat.refresh --record DIR    # also save what was read, trimmed, as a snapshot
+    python -m gpudoctor.compat.refresh --wheel-index   # also read download.pytorch.org/whl/<package>/
 
 From PyPI's JSON metadata it takes, per release since torch 2.0: the first upload date, the Python tags and
 the platforms of the wheels, and the newest release's Requires-Dist (torchvision's torch requirement, the
-CUDA toolkit and cuDNN the PyPI torch wheel pins). The hand-kept tables (releases.py, wheels.py, cudnn.py)
+CUDA toolkit and cuDNN the PyPI torch wheel pins). With --wheel-index it also lists the +cuXXX builds the
+PyTorch wheel index holds per platform and Python, which then decide which variants exist. The hand-kept tables (releases.py, wheels.py, cudnn.py)
 are checked against this file by the tests. An unreachable source ends the command with one line.
 """
 
@@ -23,6 +25,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
+
+from gpudoctor.compat.wheel_index import INDEX_URL, IndexRow, rows_from_listing
 
 PACKAGES = ("torch", "torchvision", "torchaudio")
 FLOORS = {"torch": (2, 0), "torchvision": (0, 15), "torchaudio": (2, 0)}
@@ -104,6 +108,11 @@ def requires_from_json(name: str, document: Dict[str, object]) -> Tuple[str, str
 def fetch(name: str, timeout: float = 30.0) -> Dict[str, object]:
     """PyPI's JSON for one project; RefreshError (one line) when it cannot be read."""
     url = PYPI_URL.format(name)
+    return _parse(url, fetch_bytes(url, timeout))
+
+
+def fetch_bytes(url: str, timeout: float = 30.0) -> bytes:
+    """The body at a URL; RefreshError (one line) when it cannot be read."""
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 - a fixed https URL
             body = response.read(_LIMIT + 1)
@@ -112,7 +121,7 @@ def fetch(name: str, timeout: float = 30.0) -> Dict[str, object]:
         raise RefreshError(f"cannot reach {url} ({reason}); nothing was changed") from None
     if len(body) > _LIMIT:
         raise RefreshError(f"{url} answered more than {_LIMIT} bytes; nothing was changed")
-    return _parse(url, body)
+    return body
 
 
 def _parse(where: str, body: bytes) -> Dict[str, object]:
@@ -139,7 +148,7 @@ def trimmed(name: str, document: Dict[str, object]) -> Dict[str, object]:
 
 
 def render(date: str, sources: Sequence[str], rows: Sequence[Row],
-           requires: Sequence[Tuple[str, str, Tuple[str, ...]]]) -> str:
+           requires: Sequence[Tuple[str, str, Tuple[str, ...]]], index: Sequence[IndexRow] = ()) -> str:
     """The text of published.py."""
     lines = [
         '"""Facts read from the published wheels\' own metadata; rewritten by ``python -m gpudoctor.compat.refresh``."""',
@@ -163,18 +172,42 @@ def render(date: str, sources: Sequence[str], rows: Sequence[Row],
         *(f"    {row!r}," for row in requires),
         ")",
         "",
+        "# (package, version, variant, Python tags, platforms) on download.pytorch.org; () when not read.",
+        "INDEX_WHEELS: Tuple[Tuple[str, str, str, Tuple[str, ...], Tuple[str, ...]], ...] = (",
+        *(f"    {row!r}," for row in index),
+        ")",
+        "",
     ]
     return "\n".join(lines)
 
 
-def build(documents: Dict[str, Dict[str, object]], date: str) -> str:
+def build(documents: Dict[str, Dict[str, object]], date: str, listings: Optional[Dict[str, str]] = None) -> str:
     rows: List[Row] = []
     requires = []
+    index: List[IndexRow] = []
     for name in PACKAGES:
         rows += rows_from_json(name, documents[name])
         requires.append(requires_from_json(name, documents[name]))
+        if listings is not None:
+            index += rows_from_listing(name, listings[name], platform_of, FLOORS[name])
     sources = tuple(f"{PYPI_URL.format(name)} as read on {date}" for name in PACKAGES)
-    return render(date, sources, rows, requires)
+    if listings is not None:
+        sources += tuple(f"{INDEX_URL.format(name)} as read on {date}" for name in PACKAGES)
+    return render(date, sources, rows, requires, index)
+
+
+def _listings(snapshot: Optional[Path]) -> Dict[str, str]:
+    found = {}
+    for name in PACKAGES:
+        if snapshot is not None:
+            path = snapshot / f"index-{name}.html"
+            try:
+                found[name] = path.read_text(encoding="utf-8", errors="replace")
+            except OSError as error:
+                raise RefreshError(f"cannot read {path} ({error.strerror}); nothing was changed") from None
+        else:
+            found[name] = fetch_bytes(INDEX_URL.format(name)).decode("utf-8", errors="replace")
+    return found
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -184,6 +217,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT, help="the data file to write (default: published.py)")
     parser.add_argument("--date", help="the data date (default: today, UTC)")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when the file would change")
+    parser.add_argument("--wheel-index", action="store_true",
+                        help="also read download.pytorch.org/whl/<package>/ (index-<package>.html in a snapshot)")
     args = parser.parse_args(argv)
     old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
     kept = re.search(r"^DATA_DATE = '([0-9-]+)'$", old, re.MULTILINE)
@@ -203,7 +238,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     raise RefreshError(f"cannot read {path} ({error.strerror}); nothing was changed") from None
             else:
                 documents[name] = fetch(name)
-        text = build(documents, date)
+        listings = _listings(args.snapshot) if args.wheel_index else None
+        text = build(documents, date, listings)
     except RefreshError as error:
         print(f"refresh: {error}", file=sys.stderr)
         return 2
@@ -212,6 +248,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for name, document in documents.items():
             (args.record / f"{name}.json").write_text(json.dumps(trimmed(name, document), sort_keys=True, indent=0) + "\n",
                                                       encoding="utf-8")
+        for name, listing in (listings or {}).items():
+            (args.record / f"index-{name}.html").write_text(listing, encoding="utf-8")
     diff = list(difflib.unified_diff(old.splitlines(), text.splitlines(), str(args.out), "refreshed", lineterm=""))
     print("\n".join(diff) if diff else f"{args.out}: up to date")
     if args.check:

@@ -16,7 +16,9 @@ from gpudoctor.compat.base import (
     variant_cuda,
 )
 from gpudoctor.compat.cc import tokens_from_arch_list
+from gpudoctor.compat.published import INDEX_WHEELS
 from gpudoctor.compat.releases import release_for_torch, split_local_version
+from gpudoctor.compat.wheel_index import variants_from_rows
 
 
 @dataclass(frozen=True)
@@ -207,11 +209,17 @@ def wheel_arch_list(torch_version: Optional[str], variant: Optional[str] = None,
 
 
 def published_variants(torch_version: Optional[str], system: Optional[str], machine: Optional[str]) -> Tuple[str, ...]:
-    """The CUDA variants of a release with wheels for this OS and machine (in the release's order)."""
+    """The CUDA variants of a release with wheels for this OS and machine (in the release's order).
+
+    Where the refreshed data holds the PyTorch wheel index's listing for that release, only the variants it
+    lists count.
+    """
     release = release_for_torch(torch_version)
     platform = platform_key(system, machine)
     if release is None or platform is None:
         return ()
     latest = release.latest.torch
+    listed = variants_from_rows(INDEX_WHEELS, "torch", latest, platform)
     return tuple(v for v in release.cuda_variants
-                 if (platform, release.minor, v, "") in _TABLE or (platform, release.minor, v, latest) in _TABLE)
+                 if ((platform, release.minor, v, "") in _TABLE or (platform, release.minor, v, latest) in _TABLE)
+                 and (not listed or v in listed))  # a read wheel index outranks the hand-kept rows
