@@ -89,7 +89,7 @@ def force_needed(facts: Facts, requirements: Iterable[str], changing: Iterable[s
     """
     wanted = {name.lower() for name in changing}
     for requirement in requirements:
-        name = re.split(r"[=<>!~\[ ]", requirement, 1)[0].strip()
+        name = re.split(r"[=<>!~\[ ]", requirement, maxsplit=1)[0].strip()
         if name.lower() in wanted and pip_keeps(facts, requirement):
             return True
         pinned, sep, version = requirement.partition("==")
