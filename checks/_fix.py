@@ -49,12 +49,14 @@ def python(facts: Facts) -> str:
 
 
 def pip_install(facts: Facts, requirements: Iterable[str], index_url: Optional[str] = None,
-                force_reinstall: bool = False) -> str:
-    """``<python> -m pip install [--force-reinstall] REQ... [--index-url URL]`` for the target interpreter."""
+                force_reinstall: bool = False, upgrade: bool = False) -> str:
+    """``<python> -m pip install [--force-reinstall|--upgrade] REQ... [--index-url URL]`` for the target interpreter."""
     exe = facts.platform.python_executable
     words = [exe if exe and not _CONTROL.search(exe) else "python", "-m", "pip", "install"]
     if force_reinstall:
         words.append("--force-reinstall")
+    elif upgrade:
+        words.append("--upgrade")
     words.extend(requirements)
     if index_url:
         words += ["--index-url", index_url]

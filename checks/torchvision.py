@@ -94,9 +94,10 @@ def _pair_fix(facts: Facts, torch_version: str) -> Fix:
     local = _fix.split_version(_fix.installed_version(facts, "torch") or torch_version)[1] if index else None
     requirements = _fix.torch_requirements(facts, torch_version, local)
     if not any(r.startswith("torchvision==") for r in requirements):
-        requirements = requirements + ["torchvision"]
-        return Fix("Install the torchvision released with this torch, from the same index as torch.",
-                   (_fix.pip_install(facts, requirements, index, _fix.force_needed(facts, requirements, _CHANGING)),))
+        # No pairing is known (a torch newer than the data): --upgrade lets pip pick the newest torchvision
+        # that this torch allows, and keeps the pinned torch as it is.
+        return Fix("Install the newest torchvision for this torch, from the same index as torch.",
+                   (_fix.pip_install(facts, requirements + ["torchvision"], index, upgrade=True),))
     return Fix(
         "Install torch and torchvision together, from one index, at the versions released together.",
         (_fix.pip_install(facts, requirements, index, _fix.force_needed(facts, requirements, _CHANGING)),),

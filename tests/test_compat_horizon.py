@@ -106,3 +106,14 @@ def test_pip_keeps_only_the_same_build_or_an_untagged_pin() -> None:
     assert not _fix.force_needed(facts, ["torch==2.14.1+cu130", "torchvision==0.29.1+cu130"])
     assert _fix.force_needed(facts, ["torch==2.14.1", "torchvision==0.29.2"])  # PyPI pin over a +cu130 build
     assert not _fix.force_needed(facts, ["torch==2.14.1+cu126", "torchvision==0.29.1+cu126"])
+
+
+def test_a_broken_torchvision_beside_a_newer_torch_is_upgraded_not_force_reinstalled() -> None:
+    facts = installed("2.16.0+cu132", "0.29.2+cu132", ("torch>=2.14.0",))
+    facts = replace(facts, torchvision=replace(facts.torchvision, import_error="RuntimeError: operator "
+                                                                               "torchvision::nms does not exist"))
+    (found,) = run_check(torchvision.torchvision_pairing, facts).findings
+    assert found.code == "torchvision.import-failed"
+    assert found.fix is not None and found.fix.commands == (
+        "/opt/conda/envs/train/bin/python -m pip install --upgrade torch==2.16.0+cu132 torchvision "
+        "--index-url https://download.pytorch.org/whl/cu132",)
