@@ -146,7 +146,8 @@ def torchaudio_mismatch(facts: Facts) -> Iterator[Finding]:
         return
     broken = bool(audio.import_error) or fits is False or bool(t_cuda and a_cuda and t_cuda != a_cuda) or (a_cuda and t_tag == "cpu")
     wanted = pair.torchaudio if pair and pair.torchaudio and fits is False else _fix.base_version(have)
-    command = _fix.pip_install(facts, [f"torchaudio=={wanted}" + (f"+{t_tag}" if t_tag else "")], index_for(t_tag), force_reinstall=True)
+    wanted_req = [f"torchaudio=={wanted}" + (f"+{t_tag}" if t_tag else "")]
+    command = _fix.pip_install(facts, wanted_req, index_for(t_tag), _fix.force_needed(facts, wanted_req, ("torchaudio",)))
     yield Finding(
         "packages.torchaudio-mismatch", Severity.ERROR if broken else Severity.WARNING,
         f"torchaudio {have} does not match torch {torch}" + (f": {problems[0]}" if problems else f" (import fails: {audio.import_error})"),

@@ -51,7 +51,7 @@ def _import_fix(facts: Facts, error: str, name: Optional[str]) -> Fix:
         )
     if base == "fbgemm.dll" and _fix.base_version(version) == "2.4.0":
         requirements = _fix.same_variant(facts, "2.4.1")
-        upgrade = _fix.pip_install(facts, requirements, _fix.index_for(facts), force_reinstall=True)
+        upgrade = _fix.pip_install(facts, requirements, _fix.index_for(facts), _fix.force_needed(facts, requirements))
         return Fix("torch 2.4.0's Windows wheels miss libomp140.x86_64.dll, which fbgemm.dll needs; 2.4.1 fixed it.",
                    (upgrade,))
     if base.endswith(".dll") and ("winerror 126" in error.lower() or "winerror 1114" in error.lower()):

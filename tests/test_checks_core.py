@@ -471,7 +471,7 @@ def test_torch_import_failed_on_windows_fbgemm_in_240() -> None:
         f"import torch fails in {WIN_PY}: {error}",
         "The file that failed to load: C:\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll",
         Fix("torch 2.4.0's Windows wheels miss libomp140.x86_64.dll, which fbgemm.dll needs; 2.4.1 fixed it.",
-            (f"{WIN_PY} -m pip install --force-reinstall torch==2.4.1+cu121 "
+            (f"{WIN_PY} -m pip install torch==2.4.1+cu121 "
              "--index-url https://download.pytorch.org/whl/cu121",)),
     )
 

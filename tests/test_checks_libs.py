@@ -377,7 +377,7 @@ def test_torchaudio_of_another_release_and_cuda() -> None:
         "(torch 2.5.1 goes with torchaudio 2.5.1)",
     )]
     assert commands(result) == [(
-        f"{PY} -m pip install --force-reinstall torchaudio==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124 --no-deps",
+        f"{PY} -m pip install torchaudio==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124 --no-deps",
     )]
 
 
