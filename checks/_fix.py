@@ -288,7 +288,8 @@ def driver_for_recommend(facts: Facts) -> Optional[str]:
 def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional[Recommended]:
     """The torch build compat.recommend picks for these GPUs, driver, OS and Python, as commands.
 
-    ``force_reinstall`` adds ``--force-reinstall`` to the main command even where the versions differ.
+    ``force_reinstall`` asks for ``--force-reinstall`` on the main command where pip would otherwise keep the
+    installed torch (the very build again); a pinned build of another variant replaces it without the flag.
     """
     current = facts.torch.version or installed_version(facts, "torch")
     vision = _installed(facts, "torchvision") or facts.torch.installed is False
@@ -321,7 +322,9 @@ def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional
     what = _what([f"{name}=={version}" for name, version in
                   (("torch", rec.torch), ("torchvision", rec.torchvision), ("torchaudio", rec.torchaudio)) if version])
     args = rec.pip_args
-    if force_reinstall and "--force-reinstall" not in args.split():
+    pins = [f"{name}=={version}" for name, version in
+            (("torch", rec.torch), ("torchvision", rec.torchvision), ("torchaudio", rec.torchaudio)) if version]
+    if force_reinstall and "--force-reinstall" not in args.split() and force_needed(facts, pins, ("torch",)):
         args = args.replace("install ", "install --force-reinstall ", 1)
     return Recommended(True, what, f"{python(facts)} -m pip {args}", why, options, inferred)
 

@@ -169,3 +169,13 @@ def test_pypi_companions_are_judged_as_the_builds_of_their_own_release() -> None
         "warning", "torch 2.15.0, torchvision 0.29.2, torchaudio 2.11.0 were never released together: builds "
                    "differ: torch cu132, torchvision cu132, torchaudio cu130")]
     assert codes(facts("aarch64", "0.29.2", "2.11.0"))[0][1].endswith("torchaudio cu130")
+
+
+def test_a_rocm_build_is_named_only_where_the_data_knows_one() -> None:
+    from gpudoctor.checks import platform
+    facts = scenario("cat-cuda-on-amd")
+    facts = replace(facts, torch=replace(facts.torch, version="2.15.0+cu132", cuda="13.2"), packages=())
+    assert compat.release_for_torch("2.15.0") is not None and not compat.release_for_torch("2.15.0").rocm_variants
+    (found,) = run_check(platform.cuda_on_amd, facts).findings
+    assert "2.15.0+rocm" not in " ".join(found.fix.commands)
+    assert "torch==2.14.1+rocm7.14" in found.fix.commands[0]

@@ -93,12 +93,12 @@ _AUDIO_STABLE = "torchaudio 2.11 is built against the stable ABI and supports to
 
 # Newest first.
 RELEASES: Tuple[Release, ...] = (
-    _r("2.15", "0.29", "2.11", "3.11-3.15", "cu130 cu132", "cu132", "rocm7.2 rocm7.14",
+    _r("2.15", "0.29", "2.11", "3.11-3.15", "cu130 cu132", "cu132", "",
        (_p("2.15.0 0.29.2 2.11.0", ta_conf=U,
            note="torchvision 0.29.2 (released with 2.15.0) requires torch>=2.14.0"),),
        ("no cu126: no Maxwell, Pascal or Volta wheels from 2.15 on (RFC #190385)",
         "PyPI Linux wheel is +cu132 (cuda-toolkit 13.2.2, cuDNN 9.26.0.51); aarch64 too",
-        "cu130 variant SECONDARY", "ROCm variants of 2.15 UNCONFIRMED (as 2.14)",
+        "cu130 variant SECONDARY", "ROCm variants of 2.15 not known",
         f"torchaudio for 2.15: UNCONFIRMED ({_AUDIO_STABLE}); no torchaudio on the cu132 index"),
        "3.10-3.15", arm="cu132"),
     _r("2.14", "0.29", "2.11", "3.10-3.14", "cu126 cu130 cu132", "cu130", "rocm7.2 rocm7.14",
