@@ -7,8 +7,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from gpudoctor import compat
 from gpudoctor.checks import _fix
-from gpudoctor.compat.base import major_minor
-from gpudoctor.compat.generations import JETPACK_TEXT, branch_blocked, cuda_blocked, is_jetson
+from gpudoctor.checks.driver_advice import insufficient, no_upgrade_helps, upgrade_text
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, Skip, check, skip
@@ -17,7 +16,7 @@ _MISMATCH_TEXT = "driver/library version mismatch"
 _NO_COMM_TEXT = "couldn't communicate with the nvidia driver"
 _NO_DRIVER_TEXT = "found no nvidia driver on your system"
 _TOO_OLD = re.compile(r"driver on your system is too old \(found version (\d+)\)", re.IGNORECASE)
-_INSUFFICIENT = "driver version is insufficient"
+_INSUFFICIENT = "driver version is insufficient"  # torch's own words: the libcuda it loaded is too old
 _NVML_LIB = re.compile(r"NVML library version:\s*([\d.]+)")
 _RELOAD = "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia"
 DOWNLOAD_URL = "https://www.nvidia.com/Download/index.aspx"
@@ -206,7 +205,7 @@ def _too_old(facts: Facts) -> Optional[Finding]:
     can_run = compat.driver_can_run(version, torch.cuda, system) if version else None
     said = _INSUFFICIENT in (torch.init_error or "").lower() and torch.is_available is False
     if can_run is not False and not match:
-        return _insufficient(facts) if said else None
+        return insufficient(facts) if said else None
     if version:
         supports = compat.driver_cuda_version(version) or facts.driver.cuda_version
         observed = f"driver {version}" + (f" supports CUDA {supports}" if supports else "")
@@ -220,7 +219,7 @@ def _too_old(facts: Facts) -> Optional[Finding]:
     label = torch.version or _fix.installed_version(facts, "torch") or "torch"
     needs = f"torch {label} needs CUDA {series}" + (f", i.e. driver >= {minimum}" if minimum else "")
     commands: List[str] = list(install_driver_commands(facts)) if not facts.platform.wsl else []
-    text = _upgrade_text(facts, requirement, minimum)
+    text = upgrade_text(facts, requirement, minimum)
     if text is None:
         commands, text = [], ""
     elif facts.platform.wsl:
@@ -234,7 +233,7 @@ def _too_old(facts: Facts) -> Optional[Finding]:
         commands.append(wheel.command)
     else:
         text += "."
-    blocked = _no_upgrade_helps(facts, requirement)
+    blocked = no_upgrade_helps(facts, requirement)
     if blocked:
         text = blocked + " " + text
     return Finding(
@@ -245,58 +244,6 @@ def _too_old(facts: Facts) -> Optional[Finding]:
         fix=Fix(text, tuple(commands)),
         evidence=("driver.version", "torch.cuda", "torch.init_error"),
         inferred=requirement is not None and requirement.confidence is not compat.Confidence.CONFIRMED,
-    )
-
-
-def _no_upgrade_helps(facts: Facts, requirement: Optional[compat.DriverRequirement]) -> str:
-    """Why no driver upgrade can make this torch run on these GPUs ("" when one can)."""
-    ccs = _fix._gpu_ccs(facts)[0]
-    cuda = major_minor(facts.torch.cuda)
-    gone = cuda_blocked(ccs, cuda[0]) if cuda else None
-    if gone is not None:
-        return (f"No driver upgrade helps: CUDA {cuda[0] if cuda else '?'} builds have no kernels for {gone.name} GPUs "
-                f"(CUDA {gone.last_cuda_major} is the last for them).")
-    old = branch_blocked(ccs, requirement.minimum_branch) if requirement else None
-    if old is not None and requirement is not None:
-        return (f"No driver upgrade helps: {old.name} GPUs get no driver newer than R{old.last_branch}, and torch's "
-                f"CUDA {requirement.cuda} needs R{requirement.minimum_branch} or newer.")
-    return ""
-
-
-def _upgrade_text(facts: Facts, requirement: Optional[compat.DriverRequirement], minimum: Optional[str]) -> Optional[str]:
-    """The driver upgrade to advise, or None when none can help (a retired generation); Jetson gets JetPack."""
-    if _no_upgrade_helps(facts, requirement):
-        return None
-    if is_jetson(_fix._gpu_ccs(facts)[0]):
-        return JETPACK_TEXT.rstrip(".")
-    return f"Upgrade the NVIDIA driver to >= {minimum}" if minimum else "Upgrade the NVIDIA driver"
-
-
-def _insufficient(facts: Facts) -> Finding:
-    """torch itself says the driver is too old although the tables say this driver runs its CUDA: believe torch.
-
-    The libcuda torch loaded is then not the one NVML reports: a container's CUDA forward-compatibility package,
-    a libcuda stub or an older copy on LD_LIBRARY_PATH, or a driver upgraded on disk but not yet loaded.
-    """
-    torch = facts.torch
-    label = torch.version or _fix.installed_version(facts, "torch") or "torch"
-    version = facts.driver.version
-    shown = f"driver {version} should run CUDA {torch.cuda}" if version else "the driver version is unknown"
-    commands: Tuple[str, ...] = ()
-    if (facts.platform.system or "").lower() == "linux":
-        commands = ("ldconfig -p | grep -E 'libcuda\\.so'", "echo \"$LD_LIBRARY_PATH\"")
-    return Finding(
-        code="driver.too-old-for-torch",
-        severity=Severity.ERROR,
-        summary=(f"torch {label} reports the CUDA driver is insufficient for its CUDA {torch.cuda} runtime and "
-                 "CUDA is unavailable"),
-        detail=(f"By gpudoctor's tables {shown}, but torch's own observation wins: the CUDA driver library torch "
-                "loaded is older than its runtime. That happens when another libcuda is found first (a container's "
-                "forward-compatibility package, a stub or old copy on LD_LIBRARY_PATH) or when the driver was "
-                "upgraded on disk but the old one is still loaded.\n" + (torch.init_error or "").strip()),
-        fix=Fix("Find which libcuda torch loads and remove the stale copy from the library path; if the driver was "
-                "just upgraded, reboot.", commands),
-        evidence=("torch.init_error", "torch.is_available", "driver.version"),
     )
 
 
