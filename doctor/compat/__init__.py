@@ -42,9 +42,13 @@ Public API (implemented in the submodules, re-exported here):
         (Recommendation.pip_args is the part after `pip`; .command(python) prefixes an interpreter),
         or ok False with .reason and .options; ValueError for a value in ccs that is no CC
 
+    torchvision_requirement("0.29.2") -> ">=2.14.0"    the torch requirement a torchvision declares, where recorded
+    torchaudio_published("2.11.0", "cu132") -> False    whether an index carries that torchaudio; None: unknown
+
 Where the data ends: DATA_DATE, newest_torch(), newer_than_data(torch_version),
 torchvision_newer_than_data(version), horizon_text(what) ("gpudoctor's data ends at torch X (data of D); what
-is newer: this rests on its own metadata") and data_line() for reports.
+is newer: this rests on its own metadata") and data_line() for reports. published.py holds what PyPI
+publishes, rewritten by ``python -m gpudoctor.compat.refresh`` (see refresh.py); pypi.py answers from it.
 
 Also exported: the value types (ArchList, ArchSupport, DriverBranch, DriverRequirement, GpuInfo,
 Option, Pairing, Recommendation, Release, CC), RELEASES (newest first), driver_branch(driver_version),
