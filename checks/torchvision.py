@@ -205,7 +205,9 @@ def _version_verdict(facts: Facts, torch_version: str, vision_version: str) -> T
         if newer or (made_for and _series(made_for) != _series(torch_version)):
             note = f"torchvision's metadata requires torch{pin}, which torch {torch_version} satisfies."
         if newer:
-            note += " " + compat.horizon_text(f"torch {torch_version}") + "."
+            what = (f"torch {torch_version}" if compat.newer_than_data(torch_base) else
+                    f"torchvision {vision_version}")
+            note += " " + compat.horizon_text(what) + "."
         return None, note
     if made_for and _series(made_for) != _series(torch_version):
         expected = compat.matching_torchvision(torch_base)

@@ -57,6 +57,11 @@ def test_a_release_newer_than_the_data_rests_on_its_own_metadata() -> None:
         "newer: this rests on its own metadata.")
 
 
+def test_a_torchvision_newer_than_the_data_is_named_as_the_newer_one() -> None:
+    (found,) = findings(installed("2.15.0", "0.30.0", ("torch>=2.15.0",)))
+    assert found.code == "torchvision.ok" and "; torchvision 0.30.0 is newer:" in found.detail
+
+
 def test_a_newer_release_without_a_requirement_is_not_judged() -> None:
     (found,) = findings(installed("2.16.0", "0.30.0", ()))
     assert found.code == "torchvision.ok"

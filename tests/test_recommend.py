@@ -78,7 +78,7 @@ EXPECTED: Dict[str, Tuple[bool, Optional[str], Optional[str], Optional[str], Con
     "windows-rtx5090-driver572": (True, None, "2.11.0+cu128", "cu128", S, (_cmd("2.11.0", "0.26.0", "cu128"),)),
     "windows-arm64": (False, "platform_unsupported", None, None, C, ()),
     "macos-arm64": (True, None, "2.15.0", None, C, ("pip install torch==2.15.0 torchvision==0.29.2",)),
-    "macos-x86_64": (True, None, "2.2.2", None, U, ("pip install torch==2.2.2 torchvision==0.17.2",)),
+    "macos-x86_64": (True, None, "2.2.2", None, C, ("pip install torch==2.2.2 torchvision==0.17.2",)),
     "mixed-gtx1080-rtx5090": (False, "mixed_gpus", None, None, S, ()),
     "driver418-rtx3090": (False, "driver_too_old", None, None, S, ()),
     "driver-unknown": (True, None, "2.15.0+cu132", "cu132", C, (_cmd("2.15.0", "0.29.2", "cu132"),)),

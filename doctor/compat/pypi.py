@@ -42,3 +42,9 @@ def newest_requires(package: str) -> Tuple[str, Tuple[str, ...]]:
         if name == package:
             return version, lines
     return "", ()
+
+
+def last_on_platform(package: str, platform: str) -> Optional[str]:
+    """The newest release with a PyPI wheel for a platform ("torch", "macos-x86_64" -> "2.2.2")."""
+    found = [version for name, version, _, _, platforms in PYPI_WHEELS if name == package and platform in platforms]
+    return max(found, key=lambda v: tuple(int(x) for x in v.split(".")), default=None)

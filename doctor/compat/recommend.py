@@ -26,7 +26,7 @@ from gpudoctor.compat.recommendation import (
     Recommendation,
     pip_keeps,
 )
-from gpudoctor.compat.pypi import has_python, python_tags
+from gpudoctor.compat.pypi import has_python, last_on_platform, python_tags
 from gpudoctor.compat.releases import RELEASES, index_url, release_for_torch, torchaudio_published
 from gpudoctor.compat.search import Candidate, Machine, candidates, driver_need, install_line, search
 from gpudoctor.compat.wheels import platform_key
@@ -83,7 +83,7 @@ def _with_audio(chosen: Candidate, target: Machine) -> Tuple[Candidate, str]:
     if others:
         best = max(others, key=lambda c: (c.native, major_minor(c.cuda)))
         return best, ""
-    return chosen, f"torchaudio {audio} is not published on the {chosen.variant} index, so it is left out."
+    return chosen, f"gpudoctor knows no torchaudio {audio} wheel on the {chosen.variant} index, so it is left out."
 
 
 def _label(cc: CC, names: Optional[Sequence[Optional[str]]], index: int) -> str:
@@ -177,9 +177,11 @@ def _macos(gpus: List[CC], arch: Optional[str], python: Optional[str], current: 
     args = install_line(pair.torch, vision, audio, None, pip_keeps(current, pair.torch, None), python)
     notes = ("PyTorch has no CUDA support on macOS, so NVIDIA GPUs cannot be used there.",) if gpus else ()
     if intel:
-        text = (f"macOS has no CUDA. torch {pair.torch} is the last release with macOS x86_64 wheels "
-                "(UNCONFIRMED); it runs on the CPU, and MPS needs macOS 12.3 or later.")
-        confidence = U
+        last = last_on_platform("torch", "macos-x86_64")
+        sure = last == pair.torch
+        text = (f"macOS has no CUDA. torch {pair.torch} is the last release with macOS x86_64 wheels"
+                + ("" if sure else " (UNCONFIRMED)") + "; it runs on the CPU, and MPS needs macOS 12.3 or later.")
+        confidence = C if sure else U
     else:
         text = (f"macOS has no CUDA: install the PyPI wheel torch {pair.torch} and use the Apple GPU through MPS "
                 "(torch.device(\"mps\"); check torch.backends.mps.is_available()).")
