@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from gpudoctor.compat.base import C, Confidence
 from gpudoctor.compat.releases import split_local_version
+from gpudoctor.shell import Shell, join
 
 # Why no official wheel fits (Recommendation.reason).
 GPU_UNSUPPORTED = "gpu_unsupported"
@@ -48,12 +48,15 @@ class Recommendation:
     sources: Tuple[str, ...] = ()
 
     def command(self, python: Optional[str] = None) -> str:
-        """The install command for a target interpreter ("/venv/bin/python -m pip install ..."), or with plain pip."""
+        """The POSIX install command for a target interpreter ("/venv/bin/python -m pip install ..."), or plain pip.
+
+        ``UnsafeValue`` (gpudoctor.shell) for an interpreter path no quoting makes safe.
+        """
         if not self.pip_args:
             return ""
         if python is None:
             return f"pip {self.pip_args}"
-        return f"{shlex.quote(python)} -m pip {self.pip_args}"
+        return f"{join([python], Shell.POSIX)} -m pip {self.pip_args}"
 
 
 def pip_keeps(current_torch: Optional[str], torch: str, variant: Optional[str]) -> bool:
