@@ -122,3 +122,11 @@ def test_a_broken_torchvision_beside_a_newer_torch_is_upgraded_not_force_reinsta
     assert found.fix is not None and found.fix.commands == (
         "/opt/conda/envs/train/bin/python -m pip install --upgrade torch==2.16.0+cu132 torchvision "
         "--index-url https://download.pytorch.org/whl/cu132",)
+
+
+def test_a_recommendation_beside_a_torch_newer_than_the_data_says_so() -> None:
+    rec = compat.recommend([(8, 9)], "580.95.05", "Linux", "x86_64", "3.12.3", "2.16.0+cpu")
+    assert rec.ok and rec.notes[-1] == (
+        f"The installed torch 2.16.0+cpu is newer than gpudoctor's data, which ends at torch {compat.newest_torch()} "
+        f"(data of {compat.DATA_DATE}): another build of it may serve this machine too, but only the releases in the "
+        "data can be checked here.")

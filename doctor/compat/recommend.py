@@ -26,6 +26,8 @@ from gpudoctor.compat.recommendation import (
     Recommendation,
     pip_keeps,
 )
+from gpudoctor.compat.horizon import newer_than_data, newest_torch
+from gpudoctor.compat.published import DATA_DATE
 from gpudoctor.compat.pypi import has_python, last_on_platform, python_tags
 from gpudoctor.compat.releases import RELEASES, index_url, release_for_torch, torchaudio_published
 from gpudoctor.compat.search import Candidate, Machine, candidates, driver_need, install_line, search
@@ -139,6 +141,10 @@ def _finish(chosen: Candidate, target: Machine, labels: List[str], current: Opti
     why = why_not_newest(chosen, target)
     if why:
         notes.append(why)
+    if current and newer_than_data(current):
+        notes.append(f"The installed torch {current} is newer than gpudoctor's data, which ends at torch "
+                     f"{newest_torch()} (data of {DATA_DATE}): another build of it may serve this machine too, "
+                     "but only the releases in the data can be checked here.")
     installed = release_for_torch(current)
     if installed is not None and installed is not chosen.release and installed.supports_python(target.python) is False:
         notes.append(f"The installed torch {current} has no wheels for Python {describe_python(target.python)} "
