@@ -64,7 +64,8 @@ def release_set(facts: Facts, torch: str, variant: Optional[str], force_reinstal
     reqs = [f"torch=={torch}{tag}"]
     if pair is not None and facts.torchvision.installed:
         reqs.append(f"torchvision=={pair.torchvision}{tag}")
-    if pair is not None and pair.torchaudio and facts.torchaudio.installed:
+    if pair is not None and pair.torchaudio and facts.torchaudio.installed \
+            and compat.torchaudio_published(pair.torchaudio, variant) is not False:  # none on cu132
         reqs.append(f"torchaudio=={pair.torchaudio}{tag}")
     return _fix.pip_install(facts, reqs, index, force_reinstall=force_reinstall and _fix.force_needed(facts, reqs))
 
@@ -160,6 +161,16 @@ def torchaudio_mismatch(facts: Facts) -> Iterator[Finding]:
     )
 
 
+def _audio_variant(facts: Facts, torch: str, variant: Optional[str]) -> Optional[str]:
+    """torch's variant, or where its index has no torchaudio (cu132), the newest variant of the release that has."""
+    pair = compat.pairing(torch)
+    if pair is None or not pair.torchaudio or compat.torchaudio_published(pair.torchaudio, variant) is not False:
+        return variant
+    others = [v for v in compat.published_variants(torch, facts.platform.system, facts.platform.machine)
+              if compat.torchaudio_published(pair.torchaudio, v)]
+    return others[-1] if others else variant
+
+
 @check("packages.unreleased-combination", "torch, torchvision, torchaudio released together")
 def unreleased_combination(facts: Facts) -> Iterator[Finding]:
     if facts.torch.installed is False:
@@ -197,7 +208,8 @@ def unreleased_combination(facts: Facts) -> Iterator[Finding]:
         return
     installed = ", ".join(f"{n} {v}" for n, v in members.items())
     released = ", ".join(x for x in (f"torch {base}", f"torchvision {pair.torchvision}", f"torchaudio {pair.torchaudio}" if pair.torchaudio else "") if x)
-    command = release_set(facts, base, _tag(torch), force_reinstall=True) or release_set(facts, base, None, force_reinstall=True)
+    variant = _audio_variant(facts, base, _tag(torch) or builds["torch"]) if "torchaudio" in members else _tag(torch)
+    command = release_set(facts, base, variant, force_reinstall=True) or release_set(facts, base, None, force_reinstall=True)
     yield Finding(
         "packages.unreleased-combination", Severity.WARNING,
         f"{installed} were never released together: {'; '.join(off)}",

@@ -169,6 +169,11 @@ def test_pypi_companions_are_judged_as_the_builds_of_their_own_release() -> None
         "warning", "torch 2.15.0, torchvision 0.29.2, torchaudio 2.11.0 were never released together: builds "
                    "differ: torch cu132, torchvision cu132, torchaudio cu130")]
     assert codes(facts("aarch64", "0.29.2", "2.11.0"))[0][1].endswith("torchaudio cu130")
+    # The fix installs the set from an index that has torchaudio (cu130), never torchaudio==2.11.0+cu132.
+    (found,) = run_check(packages.unreleased_combination, facts("x86_64", "0.29.2", "2.11.0")).findings
+    assert found.fix is not None and found.fix.commands == (
+        "python -m pip install torch==2.15.0+cu130 torchvision==0.29.2+cu130 torchaudio==2.11.0+cu130 "
+        "--index-url https://download.pytorch.org/whl/cu130",)
 
 
 def test_a_rocm_build_is_named_only_where_the_data_knows_one() -> None:
