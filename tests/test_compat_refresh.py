@@ -90,6 +90,9 @@ def test_the_hand_kept_tables_agree_with_pypi() -> None:
     requires = dict((p, lines) for p, _, lines in PYPI_REQUIRES)
     assert f"torch{compat.torchvision_requirement(newest['torchvision'])}" in requires["torchvision"]
     assert any("nvidia-cudnn-cu13==9.26.0.51" in line for line in requires["torch"])
+    toolkit = next(line for line in requires["torch"] if line.startswith("cuda-toolkit"))
+    pinned = toolkit.split("==")[1].split(";")[0].strip()  # "13.2.2": the PyPI wheel's CUDA
+    assert compat.cuda_variant(pinned) == compat.RELEASES[0].pypi_default
     assert compat.bundled_cudnn(compat.newest_torch(), compat.RELEASES[0].pypi_default) == 92600
     assert DATA_DATE == compat.DATA_DATE and len(PYPI_WHEELS) > 50
 
