@@ -18,7 +18,8 @@ PUBLISHED = Path(refresh.__file__).with_name("published.py")
 
 def test_the_data_file_is_what_the_snapshot_gives(capsys: pytest.CaptureFixture[str]) -> None:
     assert refresh.main(["--snapshot", str(SNAPSHOT), "--check"]) == 0
-    assert capsys.readouterr().out.strip().endswith("up to date")
+    out = capsys.readouterr().out
+    assert out.strip().endswith("up to date") and "to review" not in out
 
 
 def test_a_changed_source_shows_a_diff_and_rewrites_the_file(tmp_path: Path,
@@ -41,6 +42,7 @@ def test_a_changed_source_shows_a_diff_and_rewrites_the_file(tmp_path: Path,
     diff = capsys.readouterr().out
     assert "+    ('torch', '2.16.0', '2026-12-20', ('cp312',), ('linux-x86_64',))," in diff
     assert "+DATA_DATE = '2026-12-21'" in diff
+    assert "to review: PyPI has torch 2.16.0, newer than releases.py (2.15.0); add its row" in diff
     assert "DATA_DATE = '2026-12-21'" in out.read_text(encoding="utf-8")
 
 

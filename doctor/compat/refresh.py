@@ -26,6 +26,7 @@ import urllib.request
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from gpudoctor.compat.releases import RELEASES
 from gpudoctor.compat.wheel_index import INDEX_URL, IndexRow, rows_from_listing
 
 PACKAGES = ("torch", "torchvision", "torchaudio")
@@ -196,6 +197,10 @@ def build(documents: Dict[str, Dict[str, object]], date: str, listings: Optional
     return render(date, sources, rows, requires, index)
 
 
+def rows_of(documents: Dict[str, Dict[str, object]]) -> List[Row]:
+    return [row for name in PACKAGES for row in rows_from_json(name, documents[name])]
+
+
 def _listings(snapshot: Optional[Path]) -> Dict[str, str]:
     found = {}
     for name in PACKAGES:
@@ -208,6 +213,18 @@ def _listings(snapshot: Optional[Path]) -> Dict[str, str]:
         else:
             found[name] = fetch_bytes(INDEX_URL.format(name)).decode("utf-8", errors="replace")
     return found
+
+
+def to_review(rows: Sequence[Row]) -> List[str]:
+    """What the hand-kept tables (releases.py) lack against what PyPI publishes: newer releases to add."""
+    newest = {"torch": RELEASES[0].latest.torch, "torchvision": RELEASES[0].latest.torchvision}
+    notes = []
+    for package, known in newest.items():
+        published = [row[1] for row in rows if row[0] == package]
+        last = max(published, key=lambda v: _version_key(v) or (), default=None)
+        if last and (_version_key(last) or ()) > (_version_key(known) or ()):
+            notes.append(f"to review: PyPI has {package} {last}, newer than releases.py ({known}); add its row")
+    return notes
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -252,6 +269,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             (args.record / f"index-{name}.html").write_text(listing, encoding="utf-8")
     diff = list(difflib.unified_diff(old.splitlines(), text.splitlines(), str(args.out), "refreshed", lineterm=""))
     print("\n".join(diff) if diff else f"{args.out}: up to date")
+    for note in to_review(rows_of(documents)):
+        print(note)
     if args.check:
         return 1 if diff else 0
     if diff:
