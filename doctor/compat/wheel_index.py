@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 INDEX_URL = "https://download.pytorch.org/whl/{}/"
 _HREF = re.compile(r"""<a\s[^>]*href\s*=\s*["']([^"'#]+)""", re.IGNORECASE)
@@ -15,7 +15,8 @@ _WHEEL = re.compile(r"^(?P<name>[A-Za-z0-9_]+)-(?P<version>\d+(?:\.\d+)+)\+(?P<v
 IndexRow = Tuple[str, str, str, Tuple[str, ...], Tuple[str, ...]]
 
 
-def rows_from_listing(package: str, text: str, platform_of: "PlatformOf", floor: Tuple[int, int]) -> List[IndexRow]:
+def rows_from_listing(package: str, text: str, platform_of: Callable[[str], Optional[str]],
+                      floor: Tuple[int, int]) -> List[IndexRow]:
     """Rows of one PEP 503 listing: every release at or above ``floor`` with a local variant tag."""
     found: Dict[Tuple[str, str], Tuple[Set[str], Set[str]]] = {}
     for href in _HREF.findall(text):
@@ -35,10 +36,6 @@ def rows_from_listing(package: str, text: str, platform_of: "PlatformOf", floor:
         platforms.add(plat)
     return sorted(((package, v, variant, tuple(sorted(p)), tuple(sorted(q))) for (v, variant), (p, q) in found.items()),
                   key=lambda row: (tuple(int(x) for x in row[1].split(".")), row[2]))
-
-
-class PlatformOf:  # pragma: no cover - a typing aid: refresh.platform_of has this shape
-    def __call__(self, tag: str) -> Optional[str]: ...
 
 
 def variants_from_rows(rows: Iterable[IndexRow], package: str, version: str, platform: str) -> Tuple[str, ...]:
