@@ -3,55 +3,26 @@
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 from gpudoctor import compat
+from gpudoctor.checks._commands import (  # noqa: F401 - the helpers checks reach through _fix
+    export_env,
+    force_needed,
+    installed_version,
+    is_windows,
+    pip_install,
+    pip_keeps,
+    python,
+    render,
+    shell_of,
+    shell_quote,
+    split_version,
+    unset_env,
+)
 from gpudoctor.facts import Facts
 from gpudoctor.model import Fix
-
-_WINDOWS_SAFE = re.compile(r"^[A-Za-z0-9_:\\/.\-+=@]+$")
-
-
-def is_windows(facts: Facts) -> bool:
-    return (facts.platform.system or "").lower() == "windows"
-
-
-def shell_quote(facts: Facts, word: str) -> str:
-    """Quote one word for the user's shell (POSIX sh, or PowerShell on Windows), keeping ``~/`` expandable."""
-    if is_windows(facts):
-        return word if _WINDOWS_SAFE.match(word) else '"' + word.replace('"', '\\"') + '"'
-    if word.startswith("~/"):
-        rest = word[2:]
-        return "~/" + (shlex.quote(rest) if rest else "")
-    return shlex.quote(word)
-
-
-def python(facts: Facts) -> str:
-    """The target interpreter as the first word of a command; ``python`` when it is not known."""
-    exe = facts.platform.python_executable
-    if not exe:
-        return "python"
-    quoted = shell_quote(facts, exe)
-    if is_windows(facts) and quoted.startswith('"'):
-        return "& " + quoted  # PowerShell runs a quoted path only through the call operator
-    return quoted
-
-
-def pip_install(facts: Facts, requirements: Iterable[str], index_url: Optional[str] = None,
-                force_reinstall: bool = False) -> str:
-    """``<python> -m pip install [--force-reinstall] REQ... [--index-url URL]`` for the target interpreter."""
-    words = [python(facts), "-m", "pip", "install"]
-    if force_reinstall:
-        words.append("--force-reinstall")
-    words.extend(shell_quote(facts, r) for r in requirements)
-    if index_url:
-        words += ["--index-url", index_url]
-    return " ".join(words)
-
-
-split_version = compat.split_local_version  # "2.6.0+cu126" -> ("2.6.0", "cu126"); no local part -> (version, None)
 
 
 def base_version(version: str) -> str:
@@ -90,29 +61,6 @@ def format_cuda(version: Tuple[int, int]) -> str:
 def ordinal_list(count: int) -> str:
     """``2`` -> ``"0,1"``: every GPU by index, for CUDA_VISIBLE_DEVICES."""
     return ",".join(str(i) for i in range(count))
-
-
-def export_env(facts: Facts, name: str, value: str) -> str:
-    """Set an environment variable in the user's shell."""
-    if is_windows(facts):
-        return f'$env:{name}="{value}"'
-    return f"export {name}={shell_quote(facts, value)}"
-
-
-def unset_env(facts: Facts, name: str) -> str:
-    if is_windows(facts):
-        return f"Remove-Item Env:{name}"
-    return f"unset {name}"
-
-
-def installed_version(facts: Facts, name: str) -> Optional[str]:
-    """The installed distribution's version (keeps the ``+cu126`` tag of download.pytorch.org wheels)."""
-    dist = facts.package(name)
-    if dist is not None and dist.version:
-        return dist.version
-    companion = {"torch": facts.torch.version, "torchvision": facts.torchvision.version,
-                 "torchaudio": facts.torchaudio.version}
-    return companion.get(name)
 
 
 def index_for(facts: Facts) -> Optional[str]:
@@ -235,7 +183,8 @@ def driver_for_recommend(facts: Facts) -> Optional[str]:
 def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional[Recommended]:
     """The torch build compat.recommend picks for these GPUs, driver, OS and Python, as commands.
 
-    ``force_reinstall`` adds ``--force-reinstall`` to the main command even where the versions differ.
+    ``force_reinstall`` asks for ``--force-reinstall`` on the main command where pip would otherwise keep the
+    installed torch (the very build again); a pinned build of another variant replaces it without the flag.
     """
     current = facts.torch.version or installed_version(facts, "torch")
     vision = _installed(facts, "torchvision") or facts.torch.installed is False
@@ -259,7 +208,7 @@ def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional
                                with_torchaudio=audio, gpu_names=names)
     except ValueError:
         return None
-    options = tuple((o.text, _retarget(facts, o.commands)) for o in rec.options)
+    options = tuple((_marked(o), _retarget(facts, o.commands)) for o in rec.options)
     assumed = (f"The CPU architecture was not reported; {machine} is assumed.",) if machine != facts.platform.machine else ()
     why = " ".join((rec.text,) + rec.notes + assumed)
     inferred = rec.confidence is not compat.Confidence.CONFIRMED or bool(assumed)
@@ -268,9 +217,19 @@ def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional
     what = _what([f"{name}=={version}" for name, version in
                   (("torch", rec.torch), ("torchvision", rec.torchvision), ("torchaudio", rec.torchaudio)) if version])
     args = rec.pip_args
-    if force_reinstall and "--force-reinstall" not in args.split():
+    pins = [f"{name}=={version}" for name, version in
+            (("torch", rec.torch), ("torchvision", rec.torchvision), ("torchaudio", rec.torchaudio)) if version]
+    if force_reinstall and "--force-reinstall" not in args.split() and force_needed(facts, pins, ("torch",)):
         args = args.replace("install ", "install --force-reinstall ", 1)
     return Recommended(True, what, f"{python(facts)} -m pip {args}", why, options, inferred)
+
+
+def _marked(option: compat.Option) -> str:
+    """An alternative's text with its confidence when that is below CONFIRMED, unless the text says it already."""
+    if option.confidence is compat.Confidence.CONFIRMED or option.confidence.value in option.text:
+        return option.text
+    text = option.text[:-1] if option.text.endswith(".") else option.text
+    return f"{text} ({option.confidence.value})."
 
 
 GET_STARTED = "https://pytorch.org/get-started/locally/"

@@ -7,6 +7,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from gpudoctor import compat
 from gpudoctor.checks import _fix
+from gpudoctor.checks.driver_advice import insufficient, no_upgrade_helps, upgrade_text
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, Skip, check, skip
@@ -15,6 +16,7 @@ _MISMATCH_TEXT = "driver/library version mismatch"
 _NO_COMM_TEXT = "couldn't communicate with the nvidia driver"
 _NO_DRIVER_TEXT = "found no nvidia driver on your system"
 _TOO_OLD = re.compile(r"driver on your system is too old \(found version (\d+)\)", re.IGNORECASE)
+_INSUFFICIENT = "driver version is insufficient"  # torch's own words: the libcuda it loaded is too old
 _NVML_LIB = re.compile(r"NVML library version:\s*([\d.]+)")
 _RELOAD = "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia"
 DOWNLOAD_URL = "https://www.nvidia.com/Download/index.aspx"
@@ -201,8 +203,9 @@ def _too_old(facts: Facts) -> Optional[Finding]:
     version = facts.driver.version
     match = _TOO_OLD.search(torch.init_error or "")
     can_run = compat.driver_can_run(version, torch.cuda, system) if version else None
+    said = _INSUFFICIENT in (torch.init_error or "").lower() and torch.is_available is False
     if can_run is not False and not match:
-        return None
+        return insufficient(facts) if said else None
     if version:
         supports = compat.driver_cuda_version(version) or facts.driver.cuda_version
         observed = f"driver {version}" + (f" supports CUDA {supports}" if supports else "")
@@ -216,17 +219,23 @@ def _too_old(facts: Facts) -> Optional[Finding]:
     label = torch.version or _fix.installed_version(facts, "torch") or "torch"
     needs = f"torch {label} needs CUDA {series}" + (f", i.e. driver >= {minimum}" if minimum else "")
     commands: List[str] = list(install_driver_commands(facts)) if not facts.platform.wsl else []
-    text = f"Upgrade the NVIDIA driver to >= {minimum}" if minimum else "Upgrade the NVIDIA driver"
-    if facts.platform.wsl:
+    text = upgrade_text(facts, requirement, minimum)
+    if text is None:
+        commands, text = [], ""
+    elif facts.platform.wsl:
         text += f" on Windows ({DOWNLOAD_URL})"
     elif not commands:
         text += f" ({DOWNLOAD_URL})"
     wheel = _fix.recommended_install(facts)
     if wheel is not None and wheel.ok:
-        text += f", or install the torch build this driver runs: {wheel.what}."
+        text += (f", or install the torch build this driver runs: {wheel.what}." if text else
+                 f"Install the torch build this driver runs: {wheel.what}.")
         commands.append(wheel.command)
     else:
         text += "."
+    blocked = no_upgrade_helps(facts, requirement)
+    if blocked:
+        text = blocked + " " + text
     return Finding(
         code="driver.too-old-for-torch",
         severity=Severity.ERROR,

@@ -7,6 +7,7 @@ from typing import Dict, Iterator, List, Optional
 
 from gpudoctor import compat
 from gpudoctor.checks import _fix
+from gpudoctor.checks.torchvision import pin_allows, torch_pin
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, need, skip
@@ -50,7 +51,11 @@ def torch_reinstall(facts: Facts, no_deps: bool = False) -> Optional[str]:
 
 
 def release_set(facts: Facts, torch: str, variant: Optional[str], force_reinstall: bool = False) -> Optional[str]:
-    """Install torch ``torch`` as ``variant`` with the torchvision and torchaudio released with it, where installed."""
+    """Install torch ``torch`` as ``variant`` with the torchvision and torchaudio released with it, where installed.
+
+    ``force_reinstall`` allows ``--force-reinstall``; it is printed only where pip would otherwise keep an
+    installed build (a pin without a local part over another build of that version).
+    """
     index = index_for(variant)
     if variant and index is None:
         return None
@@ -59,9 +64,10 @@ def release_set(facts: Facts, torch: str, variant: Optional[str], force_reinstal
     reqs = [f"torch=={torch}{tag}"]
     if pair is not None and facts.torchvision.installed:
         reqs.append(f"torchvision=={pair.torchvision}{tag}")
-    if pair is not None and pair.torchaudio and facts.torchaudio.installed:
+    if pair is not None and pair.torchaudio and facts.torchaudio.installed \
+            and compat.torchaudio_published(pair.torchaudio, variant) is not False:  # none on cu132
         reqs.append(f"torchaudio=={pair.torchaudio}{tag}")
-    return _fix.pip_install(facts, reqs, index, force_reinstall=force_reinstall)
+    return _fix.pip_install(facts, reqs, index, force_reinstall=force_reinstall and _fix.force_needed(facts, reqs))
 
 
 def _audio_fits(torch: str, audio: str) -> Optional[bool]:
@@ -81,16 +87,23 @@ def _tag(version: Optional[str]) -> Optional[str]:
     return _fix.split_version(version or "")[1]
 
 
-def _build(facts: Facts, version: str) -> Optional[str]:
-    """The variant of a version: its +tag, or what PyPI ships (cpu off Linux x86_64); None when unknown."""
+def _build(facts: Facts, version: str, name: str = "torch") -> Optional[str]:
+    """The variant of a version: its +tag, or what PyPI ships for it here; None when unknown.
+
+    A companion without a tag is PyPI's build of its own release: torchaudio 2.11.0 is a CUDA 13.0 build
+    whatever torch it sits beside, torchvision 0.29.2 that of torch 2.15.
+    """
     tag = _tag(version)
     if tag:
         return tag
     if facts.platform.system in ("Windows", "Darwin"):
         return "cpu"
-    release = compat.release_for_torch(torch_version(facts))
-    on_default = facts.platform.system == "Linux" and facts.platform.machine == "x86_64"
-    return release.pypi_default if release is not None and on_default else None
+    made_for = torch_version(facts)
+    if name == "torchvision":
+        made_for = compat.torch_for_torchvision(_fix.base_version(version)) or made_for
+    elif name == "torchaudio" and (_fix.release_series(version) or (0, 0)) >= STABLE_ABI_AUDIO:
+        made_for = _fix.base_version(version)
+    return compat.default_variant(made_for, facts.platform.system, facts.platform.machine)
 
 
 def _builds_clash(name: str, version: str, torch_build: Optional[str], build: Optional[str]) -> bool:
@@ -134,7 +147,8 @@ def torchaudio_mismatch(facts: Facts) -> Iterator[Finding]:
         return
     broken = bool(audio.import_error) or fits is False or bool(t_cuda and a_cuda and t_cuda != a_cuda) or (a_cuda and t_tag == "cpu")
     wanted = pair.torchaudio if pair and pair.torchaudio and fits is False else _fix.base_version(have)
-    command = _fix.pip_install(facts, [f"torchaudio=={wanted}" + (f"+{t_tag}" if t_tag else "")], index_for(t_tag), force_reinstall=True)
+    wanted_req = [f"torchaudio=={wanted}" + (f"+{t_tag}" if t_tag else "")]
+    command = _fix.pip_install(facts, wanted_req, index_for(t_tag), _fix.force_needed(facts, wanted_req, ("torchaudio",)))
     yield Finding(
         "packages.torchaudio-mismatch", Severity.ERROR if broken else Severity.WARNING,
         f"torchaudio {have} does not match torch {torch}" + (f": {problems[0]}" if problems else f" (import fails: {audio.import_error})"),
@@ -145,6 +159,16 @@ def torchaudio_mismatch(facts: Facts) -> Iterator[Finding]:
         Fix("Reinstall torchaudio to match torch, from the index torch came from, without touching torch.", (command + " --no-deps",)),
         RELEASE_LINKS, ("torchaudio.version", "torchaudio.cuda", "torch.version", "torch.cuda"),
     )
+
+
+def _audio_variant(facts: Facts, torch: str, variant: Optional[str]) -> Optional[str]:
+    """torch's variant, or where its index has no torchaudio (cu132), the newest variant of the release that has."""
+    pair = compat.pairing(torch)
+    if pair is None or not pair.torchaudio or compat.torchaudio_published(pair.torchaudio, variant) is not False:
+        return variant
+    others = [v for v in compat.published_variants(torch, facts.platform.system, facts.platform.machine)
+              if compat.torchaudio_published(pair.torchaudio, v)]
+    return others[-1] if others else variant
 
 
 @check("packages.unreleased-combination", "torch, torchvision, torchaudio released together")
@@ -158,7 +182,9 @@ def unreleased_combination(facts: Facts) -> Iterator[Finding]:
         yield Finding(
             "packages.unreleased-combination", Severity.INFO,
             f"torch {torch} is not a release this gpudoctor knows (a nightly, a source build or a newer release)",
-            "The release tables cannot say which torchvision and torchaudio belong with it.", evidence=("torch.version",),
+            "The release tables cannot say which torchvision and torchaudio belong with it"
+            + (f"; {compat.horizon_text(f'torch {torch}')}." if compat.newer_than_data(base) else "."),
+            evidence=("torch.version",),
         )
         return
     members: Dict[str, str] = {"torch": torch}
@@ -169,18 +195,21 @@ def unreleased_combination(facts: Facts) -> Iterator[Finding]:
     off: List[str] = []
     vision, audio = members.get("torchvision"), members.get("torchaudio")
     made_for = compat.torch_for_torchvision(_fix.base_version(vision)) if vision else None
-    if vision and made_for and _fix.release_series(made_for) != _fix.release_series(base):
+    pin = torch_pin(facts) if vision else None
+    accepted = bool(pin and pin_allows(pin, base))  # torchvision's own Requires-Dist outranks the table
+    if vision and made_for and _fix.release_series(made_for) != _fix.release_series(base) and not accepted:
         off.append(f"torchvision {vision} belongs to torch {made_for}")
     if audio and _audio_fits(torch, audio) is False:
         off.append(f"torchaudio {audio} does not belong to torch {base}")
-    builds = {n: _build(facts, v) for n, v in members.items()}
+    builds = {n: _build(facts, v, n) for n, v in members.items()}
     if any(_builds_clash(n, members[n], builds["torch"], b) for n, b in builds.items() if n != "torch"):
         off.append("builds differ: " + ", ".join(f"{n} {b}" for n, b in builds.items() if b))
     if not off:
         return
     installed = ", ".join(f"{n} {v}" for n, v in members.items())
     released = ", ".join(x for x in (f"torch {base}", f"torchvision {pair.torchvision}", f"torchaudio {pair.torchaudio}" if pair.torchaudio else "") if x)
-    command = release_set(facts, base, _tag(torch), force_reinstall=True) or release_set(facts, base, None, force_reinstall=True)
+    variant = _audio_variant(facts, base, _tag(torch) or builds["torch"]) if "torchaudio" in members else _tag(torch)
+    command = release_set(facts, base, variant, force_reinstall=True) or release_set(facts, base, None, force_reinstall=True)
     yield Finding(
         "packages.unreleased-combination", Severity.WARNING,
         f"{installed} were never released together: {'; '.join(off)}",

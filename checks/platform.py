@@ -281,8 +281,9 @@ def cuda_on_amd(facts: Facts) -> Iterator[Finding]:
     if not hints:
         return
     release = compat.release_for_torch(version)
-    target = _fix.base_version(version) if release and release.rocm_variants else compat.RELEASES[0].latest.torch
-    rocm = (release if release and release.rocm_variants else compat.RELEASES[0]).rocm_variants[-1]
+    known = release if release and release.rocm_variants else next(r for r in compat.RELEASES if r.rocm_variants)
+    target = _fix.base_version(version) if known is release else known.latest.torch
+    rocm = known.rocm_variants[-1]
     command = pk.release_set(facts, target, rocm, force_reinstall=True)
     yield Finding(
         "torch.cuda-build-on-amd", Severity.WARNING,

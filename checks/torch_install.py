@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Iterator, List, Optional
 
+from gpudoctor import compat
 from gpudoctor.checks import _fix
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
@@ -50,7 +51,7 @@ def _import_fix(facts: Facts, error: str, name: Optional[str]) -> Fix:
         )
     if base == "fbgemm.dll" and _fix.base_version(version) == "2.4.0":
         requirements = _fix.same_variant(facts, "2.4.1")
-        upgrade = _fix.pip_install(facts, requirements, _fix.index_for(facts), force_reinstall=True)
+        upgrade = _fix.pip_install(facts, requirements, _fix.index_for(facts), _fix.force_needed(facts, requirements))
         return Fix("torch 2.4.0's Windows wheels miss libomp140.x86_64.dll, which fbgemm.dll needs; 2.4.1 fixed it.",
                    (upgrade,))
     if base.endswith(".dll") and ("winerror 126" in error.lower() or "winerror 1114" in error.lower()):
@@ -156,6 +157,8 @@ def torch_install(facts: Facts) -> Iterator[Finding]:
         code="torch.ok",
         severity=Severity.INFO,
         summary=f"torch {version} ({_build_label(facts)})" + (f" in {torch.location}" if torch.location else ""),
+        detail=(compat.horizon_text(f"torch {version}") + "." if compat.newer_than_data(version)
+                else compat.data_line() + "."),
         evidence=("torch.version", "torch.cuda", "torch.location"),
     )
 

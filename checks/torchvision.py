@@ -23,13 +23,20 @@ _CLAUSE = re.compile(r"^(===|==|!=|~=|>=|<=|>|<)\s*([A-Za-z0-9.*+!_-]+)$")
 
 
 def torch_pin(facts: Facts) -> Optional[str]:
-    """The torch requirement in torchvision's Requires-Dist (``==2.6.0``, ``>=2.14.0``), if any."""
+    """The torch requirement in torchvision's Requires-Dist (``==2.6.0``, ``>=2.14.0``), if any.
+
+    Where the facts carry no Requires-Dist (a pasted report), the requirement that release is recorded to
+    declare stands in for it.
+    """
     dist = facts.package("torchvision")
     for line in dist.requires if dist else ():
         match = _REQUIREMENT.match(line)
         if match and match.group(1).lower() == "torch" and not match.group(3) and match.group(2):
             return match.group(2).replace(" ", "")
-    return None
+    if dist is not None and dist.requires:
+        return None
+    version = facts.torchvision.version or (dist.version if dist else None)
+    return compat.torchvision_requirement(version)
 
 
 def pin_allows(pin: str, torch_version: str) -> Optional[bool]:
@@ -78,17 +85,22 @@ def _build(facts: Facts, version: str, torch_release: Optional[str]) -> str:
     return f"the CUDA {cuda} build" if cuda else f"the {local} build"
 
 
+_CHANGING = ("torchvision",)  # the pair fix keeps the installed torch and replaces torchvision
+
+
 def _pair_fix(facts: Facts, torch_version: str) -> Fix:
     """Reinstall torch and the torchvision released with it, together, from torch's own index."""
     index = _fix.index_for(facts)
     local = _fix.split_version(_fix.installed_version(facts, "torch") or torch_version)[1] if index else None
     requirements = _fix.torch_requirements(facts, torch_version, local)
     if not any(r.startswith("torchvision==") for r in requirements):
-        return Fix("Install the torchvision released with this torch, from the same index as torch.",
-                   (_fix.pip_install(facts, requirements + ["torchvision"], index, force_reinstall=True),))
+        # No pairing is known (a torch newer than the data): --upgrade lets pip pick the newest torchvision
+        # that this torch allows, and keeps the pinned torch as it is.
+        return Fix("Install the newest torchvision for this torch, from the same index as torch.",
+                   (_fix.pip_install(facts, requirements + ["torchvision"], index, upgrade=True),))
     return Fix(
         "Install torch and torchvision together, from one index, at the versions released together.",
-        (_fix.pip_install(facts, requirements, index, force_reinstall=True),),
+        (_fix.pip_install(facts, requirements, index, _fix.force_needed(facts, requirements, _CHANGING)),),
     )
 
 
@@ -102,7 +114,8 @@ def _mismatch_reason(facts: Facts, torch_version: str, vision_version: str) -> s
     expected = compat.matching_torchvision(torch_base)
     made_for = compat.torch_for_torchvision(vision_base)
     pin = torch_pin(facts)
-    if made_for and _series(made_for) != _series(torch_version):
+    accepted = bool(pin and pin_allows(pin, torch_base))
+    if made_for and _series(made_for) != _series(torch_version) and not accepted:
         return f"torchvision {vision_version} was released for torch {made_for}, not torch {torch_version}"
     if pin and pin_allows(pin, torch_base) is False:
         return f"torchvision {vision_version} requires torch{pin}, but torch {torch_version} is installed"
@@ -172,31 +185,62 @@ def torchvision_pairing(facts: Facts) -> Iterator[Finding]:
     yield from _pairing(facts, torch_version, vision_version)
 
 
-def _pairing(facts: Facts, torch_version: str, vision_version: str) -> Iterator[Finding]:
-    vision = facts.torchvision
-    made_for = compat.torch_for_torchvision(_fix.base_version(vision_version))
+def _version_verdict(facts: Facts, torch_version: str, vision_version: str) -> Tuple[Optional[Finding], str]:
+    """A finding when torchvision was made for another torch, and a note on what the verdict rests on.
+
+    torchvision's own Requires-Dist decides first: when it accepts the installed torch, the release tables are
+    not consulted (0.29.2 serves torch 2.14 and 2.15). Without one, the tables decide, except for releases
+    newer than the tables, which are not judged.
+    """
+    torch_base = _fix.base_version(torch_version)
     pin = torch_pin(facts)
+    allowed = pin_allows(pin, torch_base) if pin else None
+    newer = compat.newer_than_data(torch_base) or compat.torchvision_newer_than_data(vision_version)
+    made_for = None if newer else compat.torch_for_torchvision(_fix.base_version(vision_version))
+    exact = re.match(r"^===?([0-9][0-9.]*)$", pin or "")
+    if made_for is None and exact:
+        made_for = exact.group(1)  # an exact pin names the torch it was built for
+    if allowed is True:
+        note = ""
+        if newer or (made_for and _series(made_for) != _series(torch_version)):
+            note = f"torchvision's metadata requires torch{pin}, which torch {torch_version} satisfies."
+        if newer:
+            what = (f"torch {torch_version}" if compat.newer_than_data(torch_base) else
+                    f"torchvision {vision_version}")
+            note += " " + compat.horizon_text(what) + "."
+        return None, note
     if made_for and _series(made_for) != _series(torch_version):
-        yield Finding(
+        expected = compat.matching_torchvision(torch_base)
+        return Finding(
             code="torchvision.version-mismatch",
             severity=Severity.ERROR,
             summary=f"torchvision {vision_version} belongs to torch {made_for}; torch {torch_version} is installed",
-            detail=f"torch {torch_version} was released with torchvision "
-                   f"{compat.matching_torchvision(_fix.base_version(torch_version)) or '(unknown)'}."
+            detail=(f"torch {torch_version} was released with torchvision {expected}." if expected else
+                    f"gpudoctor's data names no torchvision for torch {torch_version}.")
                    + (f" torchvision's metadata requires torch{pin}." if pin else ""),
             fix=_pair_fix(facts, torch_version),
             evidence=("torchvision.version", "torch.version"),
-        )
-        return
-    if pin and pin_allows(pin, _fix.base_version(torch_version)) is False:
-        yield Finding(
+        ), ""
+    if allowed is False:
+        return Finding(
             code="torchvision.version-mismatch",
             severity=Severity.WARNING,
             summary=f"torchvision {vision_version} requires torch{pin}; torch {torch_version} is installed",
             detail="pip check reports this too; the C++ operators may fail to load at the first call.",
             fix=_pair_fix(facts, torch_version),
             evidence=("packages", "torch.version"),
-        )
+        ), ""
+    if newer:
+        return None, (compat.horizon_text(f"torch {torch_version} or torchvision {vision_version}")
+                      + ", and torchvision's metadata names no torch requirement, so the pairing is not judged.")
+    return None, ""
+
+
+def _pairing(facts: Facts, torch_version: str, vision_version: str) -> Iterator[Finding]:
+    vision = facts.torchvision
+    mismatch, note = _version_verdict(facts, torch_version, vision_version)
+    if mismatch is not None:
+        yield mismatch
         return
     torch_cuda = _fix.cuda_major_minor(facts.torch.cuda)
     vision_cuda = _fix.cuda_major_minor(vision.cuda)
@@ -216,6 +260,7 @@ def _pairing(facts: Facts, torch_version: str, vision_version: str) -> Iterator[
         code="torchvision.ok",
         severity=Severity.INFO,
         summary=f"torchvision {vision_version} matches torch {torch_version}",
+        detail=note,
         evidence=("torchvision.version", "torch.version"),
     )
 

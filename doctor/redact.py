@@ -49,14 +49,17 @@ _UUID_LIKE = re.compile(r"\b(GPU-|MIG-)?(" + _UUID_HEX + r")\b")
 _UUID_PREFIX = re.compile(r"\b(GPU-|MIG-)([0-9a-fA-F]{4,}(?:-[0-9a-fA-F]{1,12}){0,4})\b")
 
 _NAME = r"([^/\\\s'\",:;<>]+)"
-_HOME_PATTERNS = (  # a home directory at the start of a path: replaced by ~
+# A Windows user name may hold spaces ("Ana Maria"): taken whole when a path separator follows it.
+_WIN_NAME = r"([^/\\\s'\",:;<>]+(?: [^/\\\s'\",:;<>]+)*(?=[\\/])|[^/\\\s'\",:;<>]+)"
+_HOME_PATTERNS = (  # a home directory at the start of a path: replaced by ~ (the drive-letter form first)
+    re.compile(r"(?i)\b[A-Z]:[\\/]+Users[\\/]+" + _WIN_NAME),
     re.compile(r"(?<![\w./~-])/home/" + _NAME),
     re.compile(r"(?<![\w./~-])/Users/" + _NAME),
-    re.compile(r"(?i)\b[A-Z]:[\\/]+Users[\\/]+" + _NAME),
 )
 _HOME_NAMES = (  # anywhere: the name is a user name
     re.compile(r"/home/" + _NAME),
     re.compile(r"/Users/" + _NAME),
+    re.compile(r"(?i)\b[A-Z]:[\\/]+Users[\\/]+" + _WIN_NAME),
     re.compile(r"(?i)[\\/]Users[\\/]+" + _NAME),
 )
 

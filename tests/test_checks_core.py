@@ -159,7 +159,7 @@ def test_devices_skips_without_gpus() -> None:
 def test_devices_windows_fix_uses_powershell() -> None:
     facts = replace(two_gpus(""), platform=PlatformFacts(system="Windows"))
     assert only(devices.visible_devices, facts).fix == Fix(
-        UNSET_OR_ALL.text, ("Remove-Item Env:CUDA_VISIBLE_DEVICES", '$env:CUDA_VISIBLE_DEVICES="0,1"'))
+        UNSET_OR_ALL.text, ("Remove-Item Env:CUDA_VISIBLE_DEVICES", "$env:CUDA_VISIBLE_DEVICES='0,1'"))
 
 
 # ---------------------------------------------------------------- driver
@@ -355,9 +355,12 @@ def test_torch_not_installed_names_the_interpreter_and_the_install_command() -> 
         severity=Severity.ERROR,
         summary="torch is not installed in /home/ana/proj/.venv/bin/python",
         detail=recommended.why,
-        fix=Fix("Install torch 2.14.1+cu126 and torchvision 0.29.1+cu126.", (
-            "/home/ana/proj/.venv/bin/python -m pip install torch==2.14.1+cu126 torchvision==0.29.1+cu126 "
-            "--index-url https://download.pytorch.org/whl/cu126",)),
+        fix=Fix("Install torch 2.14.1+cu126 and torchvision 0.29.1+cu126. Or upgrade to NVIDIA driver >= 580.65.06 "
+                "and install torch 2.15.0+cu130 (SECONDARY).", (
+                    "/home/ana/proj/.venv/bin/python -m pip install torch==2.14.1+cu126 torchvision==0.29.1+cu126 "
+                    "--index-url https://download.pytorch.org/whl/cu126",
+                    "/home/ana/proj/.venv/bin/python -m pip install torch==2.15.0+cu130 torchvision==0.29.2+cu130 "
+                    "--index-url https://download.pytorch.org/whl/cu130")),
         evidence=("torch.installed",),
     )
 
@@ -366,8 +369,8 @@ def test_torch_not_installed_on_a_machine_without_nvidia_recommends_the_cpu_whee
     facts = replace(scenario("no-gpu-cpu-laptop"), torch=TorchFacts(installed=False),
                     torchvision=CompanionFacts(installed=False), packages=())
     assert only(torch_install.torch_install, facts).fix == Fix(
-        "Install torch 2.14.1+cpu and torchvision 0.29.1+cpu (CPU-only: no NVIDIA GPU was found).",
-        (f"{PY} -m pip install torch==2.14.1+cpu torchvision==0.29.1+cpu --index-url https://download.pytorch.org/whl/cpu",),
+        "Install torch 2.15.0+cpu and torchvision 0.29.2+cpu (CPU-only: no NVIDIA GPU was found).",
+        (f"{PY} -m pip install torch==2.15.0+cpu torchvision==0.29.2+cpu --index-url https://download.pytorch.org/whl/cpu",),
     )
 
 
@@ -390,11 +393,14 @@ def test_torch_cpu_build_on_a_gpu_machine() -> None:
         "torch.cpu-build-on-gpu",
         Severity.ERROR,
         "torch 2.13.0+cpu is a CPU-only build, but this machine has 1 NVIDIA GPU (NVIDIA GeForce RTX 4080)",
-        Fix("Replace it with torch 2.14.1+cu126 and torchvision 0.29.1+cu126. Or keep torch 2.13.0 and install its "
-            "cu126 build.", (
+        Fix("Replace it with torch 2.14.1+cu126 and torchvision 0.29.1+cu126. Or upgrade to an NVIDIA driver of "
+            "branch R580 or newer and install torch 2.15.0+cu132 (UNCONFIRMED). Or keep torch 2.13.0 and install its "
+            "cu126 build (SECONDARY).", (
                 f"{WIN_PY} -m pip install torch==2.14.1+cu126 torchvision==0.29.1+cu126 "
                 "--index-url https://download.pytorch.org/whl/cu126",
-                f"{WIN_PY} -m pip install --force-reinstall torch==2.13.0+cu126 torchvision==0.28.0+cu126 "
+                f"{WIN_PY} -m pip install torch==2.15.0+cu132 torchvision==0.29.2+cu132 "
+                "--index-url https://download.pytorch.org/whl/cu132",
+                f"{WIN_PY} -m pip install torch==2.13.0+cu126 torchvision==0.28.0+cu126 "
                 "--index-url https://download.pytorch.org/whl/cu126")),
     )
     assert finding.detail.splitlines()[0] == (
@@ -465,7 +471,7 @@ def test_torch_import_failed_on_windows_fbgemm_in_240() -> None:
         f"import torch fails in {WIN_PY}: {error}",
         "The file that failed to load: C:\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll",
         Fix("torch 2.4.0's Windows wheels miss libomp140.x86_64.dll, which fbgemm.dll needs; 2.4.1 fixed it.",
-            (f"{WIN_PY} -m pip install --force-reinstall torch==2.4.1+cu121 "
+            (f"{WIN_PY} -m pip install torch==2.4.1+cu121 "
              "--index-url https://download.pytorch.org/whl/cu121",)),
     )
 
@@ -499,8 +505,13 @@ def test_torch_passes_on_a_healthy_install() -> None:
         code="torch.ok",
         severity=Severity.INFO,
         summary="torch 2.14.1+cu130 (CUDA 13.0, cuDNN 9.24.0) in /opt/conda/envs/train/lib/python3.12/site-packages/torch",
+        detail="gpudoctor's compatibility data runs to torch 2.15.0 (data of 2026-11-24).",
         evidence=("torch.version", "torch.cuda", "torch.location"),
     ),))
+    newer = replace(scenario("healthy-h100"), torch=replace(scenario("healthy-h100").torch, version="2.16.0+cu132"))
+    assert run(torch_install.torch_install, newer).findings[0].detail == (
+        "gpudoctor's data ends at torch 2.15.0 (data of 2026-11-24); torch 2.16.0+cu132 is newer: this rests on its "
+        "own metadata.")
 
 
 def test_torch_skips_when_the_probe_did_not_say() -> None:
@@ -523,11 +534,11 @@ def test_gpu_arch_too_new_for_the_wheel() -> None:
         summary="torch 2.6.0+cu126 has kernels for sm_50..sm_90; GPU 0 (NVIDIA GeForce RTX 5090) is sm_120",
         detail="The build has no sm_12x kernel and no PTX the driver could compile for it; CUDA fails with \"no kernel "
                "image is available for execution on the device\".\n" + recommended.why,
-        fix=Fix("Install torch 2.11.0+cu128 and torchvision 0.26.0+cu128. Or upgrade to NVIDIA driver >= 580.65.06 "
-                "and install torch 2.14.1+cu130.", (
-                    f"{PY} -m pip install torch==2.11.0+cu128 torchvision==0.26.0+cu128 "
-                    "--index-url https://download.pytorch.org/whl/cu128",
-                    f"{PY} -m pip install torch==2.14.1+cu130 torchvision==0.29.1+cu130 "
+        fix=Fix("Install torch 2.13.0+cu129 and torchvision 0.28.0+cu129. Or upgrade to NVIDIA driver >= 580.65.06 "
+                "and install torch 2.15.0+cu130 (SECONDARY).", (
+                    f"{PY} -m pip install torch==2.13.0+cu129 torchvision==0.28.0+cu129 "
+                    "--index-url https://download.pytorch.org/whl/cu129",
+                    f"{PY} -m pip install torch==2.15.0+cu130 torchvision==0.29.2+cu130 "
                     "--index-url https://download.pytorch.org/whl/cu130")),
         evidence=("torch.arch_flags", "gpus"),
     )
@@ -622,7 +633,7 @@ def test_gpu_arch_kernels_text() -> None:
 
 TORCH_INDEX = "--index-url https://download.pytorch.org/whl/cu126"
 PAIR_TEXT = "Install torch and torchvision together, from one index, at the versions released together."
-PAIR_126 = Fix(PAIR_TEXT, (f"{PY} -m pip install --force-reinstall torch==2.6.0+cu126 torchvision==0.21.0+cu126 "
+PAIR_126 = Fix(PAIR_TEXT, (f"{PY} -m pip install torch==2.6.0+cu126 torchvision==0.21.0+cu126 "
                            f"{TORCH_INDEX}",))
 
 
@@ -640,7 +651,7 @@ def test_torchvision_nms_error_names_the_build_mismatch_and_the_exact_pair() -> 
         Severity.ERROR,
         "import torchvision fails (RuntimeError: operator torchvision::nms does not exist): torchvision 0.28.0+cu130 is "
         "the CUDA 13.0 build, torch 2.13.0+cpu the CPU build",
-        Fix(PAIR_TEXT, ("/home/ana/cpu-env/bin/python -m pip install --force-reinstall torch==2.13.0+cpu "
+        Fix(PAIR_TEXT, ("/home/ana/cpu-env/bin/python -m pip install torch==2.13.0+cpu "
                         "torchvision==0.28.0+cpu --index-url https://download.pytorch.org/whl/cpu",)),
     )
     explained, loader, traceback = finding.detail.split("\n\n")
@@ -687,7 +698,7 @@ def test_torchvision_pin_disagrees_within_a_release() -> None:
         severity=Severity.WARNING,
         summary="torchvision 0.16.2+cu121 requires torch==2.1.2; torch 2.1.1+cu121 is installed",
         detail="pip check reports this too; the C++ operators may fail to load at the first call.",
-        fix=Fix(PAIR_TEXT, ("/home/ana/venv/bin/python -m pip install --force-reinstall torch==2.1.1+cu121 "
+        fix=Fix(PAIR_TEXT, ("/home/ana/venv/bin/python -m pip install torch==2.1.1+cu121 "
                             "torchvision==0.16.1+cu121 --index-url https://download.pytorch.org/whl/cu121",)),
         evidence=("packages", "torch.version"),
     )
@@ -754,7 +765,7 @@ def test_torchvision_pin_parsing() -> None:
         ("Linux", "~/venv/bin/python", "~/venv/bin/python -m pip install torch==2.6.0"),
         ("Linux", "~/my venv/bin/python", "~/'my venv/bin/python' -m pip install torch==2.6.0"),
         ("Windows", "C:\\Program Files\\Python312\\python.exe",
-         '& "C:\\Program Files\\Python312\\python.exe" -m pip install torch==2.6.0'),
+         "& 'C:\\Program Files\\Python312\\python.exe' -m pip install torch==2.6.0"),
         ("Linux", None, "python -m pip install torch==2.6.0"),
     ],
 )

@@ -377,7 +377,7 @@ def test_torchaudio_of_another_release_and_cuda() -> None:
         "(torch 2.5.1 goes with torchaudio 2.5.1)",
     )]
     assert commands(result) == [(
-        f"{PY} -m pip install --force-reinstall torchaudio==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124 --no-deps",
+        f"{PY} -m pip install torchaudio==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124 --no-deps",
     )]
 
 
@@ -408,7 +408,7 @@ def test_the_whole_set_is_compared_with_the_release_it_belongs_to() -> None:
         "torchaudio 2.4.1+cu121 does not belong to torch 2.5.1; builds differ: torch cu124, torchvision cu124, torchaudio cu121",
     )]
     assert commands(result) == [(
-        f"{PY} -m pip install --force-reinstall torch==2.5.1+cu124 torchvision==0.20.1+cu124 torchaudio==2.5.1+cu124 "
+        f"{PY} -m pip install torch==2.5.1+cu124 torchvision==0.20.1+cu124 torchaudio==2.5.1+cu124 "
         "--index-url https://download.pytorch.org/whl/cu124",
     )]
 

@@ -96,7 +96,7 @@ def test_nvcc_of_another_major_warns_when_it_matters() -> None:
     )
     assert commands(result) == [(
         "export CUDA_HOME=/usr/local/cuda-12.1",
-        "/home/ana/venv/bin/python -m pip install --force-reinstall torch==2.1.2+cu118 --index-url https://download.pytorch.org/whl/cu118",
+        "/home/ana/venv/bin/python -m pip install torch==2.1.2+cu118 --index-url https://download.pytorch.org/whl/cu118",
     )]
 
 
@@ -174,7 +174,7 @@ def test_forward_compatibility_error_804_in_an_image_newer_than_the_driver() -> 
     )]
     assert commands(result) == [(
         "export LD_LIBRARY_PATH=/usr/local/nvidia/lib64",
-        "/usr/bin/python3 -m pip install --force-reinstall torch==2.4.1+cu124 --index-url https://download.pytorch.org/whl/cu124",
+        "/usr/bin/python3 -m pip install torch==2.4.1+cu124 --index-url https://download.pytorch.org/whl/cu124",
     )]
 
 
@@ -244,7 +244,7 @@ def test_rocm_build_on_nvidia_and_cuda_build_on_amd() -> None:
         "warning", "torch 2.6.0+cu124 is a CUDA build, but this machine shows an AMD GPU (kernel module amdgpu) and no NVIDIA GPU",
     )]
     assert commands(result) == [(
-        "/home/ana/venv/bin/python -m pip install --force-reinstall torch==2.6.0+rocm6.2.4 --index-url https://download.pytorch.org/whl/rocm6.2.4",
+        "/home/ana/venv/bin/python -m pip install torch==2.6.0+rocm6.2.4 --index-url https://download.pytorch.org/whl/rocm6.2.4",
     )]
     assert run("torch.cuda-build-on-amd", load("no-gpu-cpu-laptop")).findings == ()
     assert run("torch.rocm-build-on-nvidia", load("cat-cudnn-shadowed")).findings == ()

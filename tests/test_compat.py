@@ -207,7 +207,11 @@ ARCH_CASES = [
     (("2.14.1", "cu130", "Linux", "aarch64"), ("sm_80", "sm_90", "sm_100", "sm_110", "sm_120"), C),
     (("2.8.0", "cu126", "Linux", "arm64"), ("sm_90",), S),
     (("2.14.1", None, "Windows", "AMD64"), (), C),
-    (("2.14.1", None, "Linux", "aarch64"), (), C),
+    (("2.14.1", None, "Linux", "aarch64"), ("sm_80", "sm_90", "sm_100", "sm_110", "sm_120"), C),
+    (("2.10.0", None, "Linux", "aarch64"), (), C),
+    (("2.13.0", "cu129", "Linux", "x86_64"), ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"), C),
+    (("2.15.0", None, "Linux", "x86_64"), ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"), C),
+    (("2.12.1", "cu129", "Linux", "x86_64"), ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"), U),
     (("2.6.0", "rocm6.2.4", "Linux", "x86_64"),
      ("gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1102", "gfx1200",
       "gfx1201"), S),
@@ -225,7 +229,9 @@ def test_wheel_arch_list(args: tuple, tokens: tuple, confidence: Confidence) -> 
     "args",
     [("3.0.0", "cu126", "Linux", "x86_64"), ("2.14.1", "cu121", "Linux", "x86_64"), ("x", None, "Linux", "x86_64"),
      ("2.14.1", "cu126", "Linux", "ppc64le"), ("2.14.1", "cu126", "Darwin", "arm64"), ("2.6.0", "rocm7.2", "Linux",
-     "x86_64"), ("2.14.1", "junk", "Linux", "x86_64"), ("2.8.0", "cu129", "Linux", "aarch64")],
+     "x86_64"), ("2.14.1", "junk", "Linux", "x86_64"), ("2.8.0", "cu129", "Linux", "aarch64"),
+     ("2.12.0", "cu129", "Linux", "x86_64"), ("2.13.0", "cu129", "Windows", "AMD64"), ("2.15.0", "cu126", "Linux",
+     "x86_64")],
 )
 def test_wheel_arch_list_unknown(args: tuple) -> None:  # type: ignore[type-arg]
     assert wheel_arch_list(*args) is None
@@ -243,7 +249,9 @@ def test_wheel_arch_list_sources_and_notes() -> None:
     [
         (("2.14.1", "Linux", "x86_64"), "cu130"), (("2.7.1", "Linux", "x86_64"), "cu126"),
         (("2.6.0", "Linux", "x86_64"), "cu124"), (("1.12.1", "Linux", "x86_64"), "cu102"),
-        (("2.0.1", "Linux", "x86_64"), "cu117"), (("2.14.1", "Linux", "aarch64"), "cpu"),
+        (("2.0.1", "Linux", "x86_64"), "cu117"), (("2.14.1", "Linux", "aarch64"), "cu130"),
+        (("2.10.0", "Linux", "aarch64"), "cpu"), (("2.11.0", "Linux", "x86_64"), "cu130"),
+        (("2.15.0", "Linux", "x86_64"), "cu132"), (("2.15.0", "Linux", "aarch64"), "cu132"),
         (("2.14.1", "Windows", "AMD64"), "cpu"), (("2.14.1", "Darwin", "arm64"), "cpu"),
         (("3.0.0", "Linux", "x86_64"), None), (("2.14.1", None, "x86_64"), None), (("2.14.1", "Linux", "s390x"), None),
     ],
@@ -254,6 +262,9 @@ def test_default_variant(args: tuple, expected: object) -> None:  # type: ignore
 
 def test_published_variants() -> None:
     assert published_variants("2.14.1", "Linux", "x86_64") == ("cu126", "cu130", "cu132")
+    assert published_variants("2.15.0", "Linux", "x86_64") == ("cu130", "cu132")
+    assert published_variants("2.12.1", "Linux", "aarch64") == ("cu126", "cu129", "cu130", "cu132")
+    assert published_variants("2.13.0", "Windows", "AMD64") == ("cu126", "cu130", "cu132")
     assert published_variants("2.8.0", "Linux", "aarch64") == ("cu126", "cu128")
     assert published_variants("2.7.1", "Windows", "AMD64") == ("cu118", "cu126", "cu128")
     assert published_variants("2.14.1", "Darwin", "arm64") == ()
@@ -405,8 +416,8 @@ def test_release_for_torch() -> None:
     assert (release.supports_python("3.13.1"), release.supports_python("3.8"), release.supports_python("x")) == (
         True, False, None)
     assert release_for_torch("2.6") is release and release_for_torch("2.6.0a0+git1234") is release
-    assert [release_for_torch(v) for v in ("2.15.0", "0.4.1", "junk", "", None)] == [None] * 5
-    assert [r.minor for r in RELEASES][:3] == ["2.14", "2.13", "2.12"] and RELEASES[-1].minor == "1.9"
+    assert [release_for_torch(v) for v in ("2.16.0", "0.4.1", "junk", "", None)] == [None] * 5
+    assert [r.minor for r in RELEASES][:3] == ["2.15", "2.14", "2.13"] and RELEASES[-1].minor == "1.9"
 
 
 @pytest.mark.parametrize(
@@ -427,11 +438,14 @@ def test_pairing_marks_what_is_inferred() -> None:
     exact, rule, guess = pairing("2.12.1"), pairing("2.14.1"), pairing("2.13.1")
     assert exact is not None and rule is not None and guess is not None
     assert (exact.confidence, exact.inferred) == (C, False)
-    assert (rule.confidence, rule.inferred, rule.torchaudio_confidence, rule.also) == (C, True, U, ("0.29.2",))
+    assert (rule.confidence, rule.inferred, rule.torchaudio_confidence, rule.also) == (C, False, U, ())
     assert (guess.confidence, guess.inferred) == (U, True)
+    # From 2.15 the 0.(minor+15) rule no longer holds: an unknown 2.15 patch gets 2.15's torchvision, unconfirmed.
+    later = pairing("2.15.1")
+    assert later is not None and (later.torchvision, later.confidence, later.inferred) == ("0.29.2", U, True)
 
 
-@pytest.mark.parametrize("junk", ["2.6.0a0+git1", "2.15.0", "1.8.0", "1.9.5", "x", "", None])
+@pytest.mark.parametrize("junk", ["2.6.0a0+git1", "2.16.0", "1.8.0", "1.9.5", "x", "", None])
 def test_matching_torchvision_unknown(junk: object) -> None:
     assert matching_torchvision(junk) is None  # type: ignore[arg-type]
 
@@ -439,7 +453,7 @@ def test_matching_torchvision_unknown(junk: object) -> None:
 @pytest.mark.parametrize(
     ("vision", "torch"),
     [("0.21.0", "2.6.0"), ("0.21.0+cu126", "2.6.0"), ("0.15.1", "2.0.0"), ("0.15.2", "2.0.1"), ("0.11.0", "1.10.0"),
-     ("0.11.1", "1.10.0"), ("0.11.3", "1.10.2"), ("0.29.1", "2.14.1"), ("0.29.2", "2.14.1"), ("0.28.1", "2.13.1"),
+     ("0.11.1", "1.10.0"), ("0.11.3", "1.10.2"), ("0.29.1", "2.14.1"), ("0.29.2", "2.15.0"), ("0.28.1", "2.13.1"),
      ("0.27.1", "2.12.1"), ("0.30.0", None), ("1.0.0", None), ("0.9.0", None), ("x", None), (None, None)],
 )
 def test_torch_for_torchvision(vision: object, torch: object) -> None:

@@ -53,9 +53,10 @@ def test_torchvision_built_for_another_torch_is_named_with_the_fix() -> None:
         "torchvision 0.28.0+cu130 is the CUDA 13.0 build, torch 2.13.0+cpu the CPU build"
     )
     # The fix installs the pair released together, from torch's own (CPU) index, with the local version
-    # pinned so that pip cannot keep the CUDA torchvision that satisfies a bare ==0.28.0.
+    # pinned so that pip cannot keep the CUDA torchvision that satisfies a bare ==0.28.0; the pinned +cpu
+    # replaces it without --force-reinstall (which would reinstall every dependency too).
     assert finding["fix"]["commands"] == [
-        f"{python} -m pip install --force-reinstall torch==2.13.0+cpu torchvision==0.28.0+cpu "
+        f"{python} -m pip install torch==2.13.0+cpu torchvision==0.28.0+cpu "
         "--index-url https://download.pytorch.org/whl/cpu"
     ]
     assert by_check(report)["torch"]["status"] == "pass"

@@ -57,38 +57,37 @@ def _cmd(torch: str, vision: Optional[str], variant: str, force: bool = False, a
 
 # name -> (ok, reason, torch, variant, confidence, commands)
 EXPECTED: Dict[str, Tuple[bool, Optional[str], Optional[str], Optional[str], Confidence, Tuple[str, ...]]] = {
-    "rtx5090-driver570": (True, None, "2.11.0+cu128", "cu128", C, (_cmd("2.11.0", "0.26.0", "cu128"),)),
-    "v100-driver535-newest": (True, None, "2.14.1+cu126", "cu126", C, (_cmd("2.14.1", "0.29.1", "cu126", True),)),
-    "gt645m": (False, "gpu_unsupported", None, None, C, ()),
-    "gtx780": (False, "gpu_unsupported", None, None, C, ()),
+    "rtx5090-driver570": (True, None, "2.13.0+cu129", "cu129", C, (_cmd("2.13.0", "0.28.0", "cu129"),)),
+    "v100-driver535-newest": (True, None, "2.14.1+cu126", "cu126", C, (_cmd("2.14.1", "0.29.1", "cu126"),)),
+    "gt645m": (False, "gpu_unsupported", None, None, S, ()),
+    "gtx780": (False, "gpu_unsupported", None, None, S, ()),
     "k80-driver470": (True, None, "2.7.1+cu118", "cu118", S, (_cmd("2.7.1", "0.22.1", "cu118"),)),
     "rtx3090-driver470": (True, None, "2.7.1+cu118", "cu118", S, (_cmd("2.7.1", "0.22.1", "cu118"),)),
     "python313-old-torch": (True, None, "2.14.1+cu126", "cu126", C, (_cmd("2.14.1", "0.29.1", "cu126"),)),
-    "python38": (True, None, "2.4.1+cu124", "cu124", C, (_cmd("2.4.1", "0.19.1", "cu124", True),)),
-    "python315": (False, "python_unsupported", None, None, C, ()),
+    "python38": (True, None, "2.4.1+cu124", "cu124", C, (_cmd("2.4.1", "0.19.1", "cu124"),)),
+    "python315": (True, None, "2.15.0+cu130", "cu130", S, (_cmd("2.15.0", "0.29.2", "cu130"),)),
     "gh200-driver550": (True, None, "2.14.1+cu126", "cu126", C, (_cmd("2.14.1", "0.29.1", "cu126"),)),
-    "gh200-driver580": (True, None, "2.14.1+cu130", "cu130", C, (_cmd("2.14.1", "0.29.1", "cu130", True),)),
-    "gb10-driver580": (True, None, "2.14.1+cu130", "cu130", C, (_cmd("2.14.1", "0.29.1", "cu130"),)),
-    "orin-jetpack6": (False, "driver_too_old", None, None, C, ()),
-    "orin-driver580": (True, None, "2.14.1+cu132", "cu132", C, (_cmd("2.14.1", "0.29.1", "cu132"),)),
+    "gh200-driver580": (True, None, "2.15.0+cu130", "cu130", S, (_cmd("2.15.0", "0.29.2", "cu130"),)),
+    "gb10-driver580": (True, None, "2.15.0+cu130", "cu130", S, (_cmd("2.15.0", "0.29.2", "cu130"),)),
+    "orin-jetpack6": (False, "driver_too_old", None, None, S, ()),
+    "orin-driver580": (True, None, "2.15.0+cu132", "cu132", S, (_cmd("2.15.0", "0.29.2", "cu132"),)),
     "windows-rtx4080-driver551": (True, None, "2.14.1+cu126", "cu126", S,
-                                  (_cmd("2.14.1", "0.29.1", "cu126", True),)),
+                                  (_cmd("2.14.1", "0.29.1", "cu126"),)),
     "windows-rtx4080-driver527": (True, None, "2.14.1+cu126", "cu126", U, (_cmd("2.14.1", "0.29.1", "cu126"),)),
-    "windows-rtx4080-driver581": (True, None, "2.14.1+cu130", "cu130", C, (_cmd("2.14.1", "0.29.1", "cu130"),)),
+    "windows-rtx4080-driver581": (True, None, "2.15.0+cu130", "cu130", S, (_cmd("2.15.0", "0.29.2", "cu130"),)),
     "windows-rtx5090-driver572": (True, None, "2.11.0+cu128", "cu128", S, (_cmd("2.11.0", "0.26.0", "cu128"),)),
     "windows-arm64": (False, "platform_unsupported", None, None, C, ()),
-    "macos-arm64": (True, None, "2.14.1", None, C,
-                    ("pip install --force-reinstall torch==2.14.1 torchvision==0.29.1",)),
-    "macos-x86_64": (True, None, "2.2.2", None, U, ("pip install torch==2.2.2 torchvision==0.17.2",)),
-    "mixed-gtx1080-rtx5090": (False, "mixed_gpus", None, None, C, ()),
-    "driver418-rtx3090": (False, "driver_too_old", None, None, C, ()),
-    "driver-unknown": (True, None, "2.14.1+cu130", "cu130", C, (_cmd("2.14.1", "0.29.1", "cu130"),)),
+    "macos-arm64": (True, None, "2.15.0", None, C, ("pip install torch==2.15.0 torchvision==0.29.2",)),
+    "macos-x86_64": (True, None, "2.2.2", None, C, ("pip install torch==2.2.2 torchvision==0.17.2",)),
+    "mixed-gtx1080-rtx5090": (False, "mixed_gpus", None, None, S, ()),
+    "driver418-rtx3090": (False, "driver_too_old", None, None, S, ()),
+    "driver-unknown": (True, None, "2.15.0+cu132", "cu132", C, (_cmd("2.15.0", "0.29.2", "cu132"),)),
     "no-gpu-driver535": (True, None, "2.14.1+cu126", "cu126", C, (_cmd("2.14.1", "0.29.1", "cu126"),)),
     "future-gpu-ptx": (True, None, "2.13.0+cu130", "cu130", C, (_cmd("2.13.0", "0.28.0", "cu130"),)),
     "linux-ppc64le": (False, "platform_unsupported", None, None, C, ()),
     "with-torchaudio": (True, None, "2.14.1+cu126", "cu126", U,
                         (_cmd("2.14.1", "0.29.1", "cu126", audio="2.11.0"),)),
-    "without-torchvision": (True, None, "2.14.1+cu130", "cu130", C, (_cmd("2.14.1", None, "cu130"),)),
+    "without-torchvision": (True, None, "2.15.0+cu130", "cu130", S, (_cmd("2.15.0", None, "cu130"),)),
 }
 
 
@@ -123,14 +122,16 @@ def test_whole_answers(golden: Callable[[str, str], None]) -> None:
 
 
 def test_rtx5090_driver570_whole_answer() -> None:
+    # The newest build for a Blackwell GPU on a CUDA 12.8 driver is the cu129 one of 2.13, not cu128 of 2.11.
     r = _run("rtx5090-driver570")
-    assert r.text == ("Install torch 2.11.0+cu128 with torchvision 0.26.0+cu128: its kernels cover every GPU "
-                      "(CC 12.0 by sm_120); driver 570.86.15 (CUDA 12.8) supports CUDA 12.8.")
-    assert r.notes == ("torch 2.14.1 is not an option: cu126: no kernels for 12.0 (sm_50..sm_90); cu130: needs NVIDIA "
-                       "driver >= 580.65.06; cu132: needs NVIDIA driver >= 580.65.06.",)
-    assert [(o.text, o.commands) for o in r.options] == [
-        ("Or upgrade to NVIDIA driver >= 580.65.06 and install torch 2.14.1+cu130.",
-         (_cmd("2.14.1", "0.29.1", "cu130"),))]
+    assert r.text == ("Install torch 2.13.0+cu129 with torchvision 0.28.0+cu129: its kernels cover every GPU "
+                      "(CC 12.0 by sm_120); driver 570.86.15 (CUDA 12.8) runs CUDA 12.9 builds through minor-version "
+                      "compatibility (it needs NVIDIA driver >= 525.60.13).")
+    assert r.notes == ("torch 2.15.0 is not an option: cu130: needs NVIDIA driver >= 580.65.06; cu132: needs NVIDIA "
+                       "driver >= 580.65.06.",)
+    assert [(o.text, o.commands, o.confidence) for o in r.options] == [
+        ("Or upgrade to NVIDIA driver >= 580.65.06 and install torch 2.15.0+cu130.",
+         (_cmd("2.15.0", "0.29.2", "cu130"),), S)]
 
 
 def test_gt645m_has_no_wheel_and_says_what_to_do() -> None:
@@ -143,17 +144,24 @@ def test_gt645m_has_no_wheel_and_says_what_to_do() -> None:
         "git clone --recursive --branch v1.12.1 https://github.com/pytorch/pytorch", "cd pytorch",
         "pip install -r requirements.txt", 'export TORCH_CUDA_ARCH_LIST="3.0"', "export CUDA_HOME=/usr/local/cuda-10.2",
         "pip install --no-build-isolation -v .")
-    assert cpu.commands == (_cmd("2.14.1", "0.29.1", "cpu"),)
+    assert cpu.commands == (_cmd("2.14.1", "0.29.1", "cpu"),)  # Python 3.10: 2.15 needs 3.11
 
 
-def test_force_reinstall_when_the_same_version_has_another_variant() -> None:
+def test_no_force_reinstall_where_a_pinned_local_version_replaces_the_build() -> None:
+    # pip replaces 2.14.1+cu130 (or a PyPI 2.14.1) with ==2.14.1+cu126 by itself; forcing would reinstall every
+    # dependency. Only the very build installed is kept by pip, and only then is the flag needed.
     same = recommend([(8, 6)], "535.104.05", "Linux", "x86_64", "3.11.4", "2.14.1+cu130")
     pypi = recommend([(8, 6)], "535.104.05", "Linux", "x86_64", "3.11.4", "2.14.1")
     other = recommend([(8, 6)], "535.104.05", "Linux", "x86_64", "3.11.4", "2.13.0+cu130")
-    assert same.pip_args.startswith("install --force-reinstall torch==2.14.1+cu126 ")
-    assert pypi.pip_args.startswith("install --force-reinstall torch==2.14.1+cu126 ")
-    assert other.pip_args == ("install torch==2.14.1+cu126 torchvision==0.29.1+cu126 "
-                              "--index-url https://download.pytorch.org/whl/cu126")
+    kept = recommend([(8, 6)], "535.104.05", "Linux", "x86_64", "3.11.4", "2.14.1+cu126")
+    for answer in (same, pypi, other):
+        assert answer.pip_args == ("install torch==2.14.1+cu126 torchvision==0.29.1+cu126 "
+                                   "--index-url https://download.pytorch.org/whl/cu126")
+        assert "force" not in answer.text
+    assert kept.pip_args.startswith("install --force-reinstall torch==2.14.1+cu126 ")
+    assert "pip would otherwise keep it" in kept.text
+    macos = recommend([], None, "Darwin", "arm64", "3.12.1", "2.15.0")
+    assert macos.pip_args.startswith("install --force-reinstall torch==2.15.0 ")
 
 
 def test_command_for_a_target_interpreter() -> None:
@@ -180,4 +188,4 @@ def test_junk_platform_and_versions() -> None:
     assert (unknown.ok, unknown.reason, unknown.text) == (
         False, "platform_unsupported", "PyTorch publishes no CUDA wheels for an unknown OS on an unknown CPU.")
     junk_driver = recommend([(8, 6)], "garbage", "Linux", "x86_64", "garbage", "garbage")
-    assert (junk_driver.ok, junk_driver.torch) == (True, "2.14.1+cu130")
+    assert (junk_driver.ok, junk_driver.torch) == (True, "2.15.0+cu132")

@@ -42,6 +42,14 @@ Public API (implemented in the submodules, re-exported here):
         (Recommendation.pip_args is the part after `pip`; .command(python) prefixes an interpreter),
         or ok False with .reason and .options; ValueError for a value in ccs that is no CC
 
+    torchvision_requirement("0.29.2") -> ">=2.14.0"    the torch requirement a torchvision declares, where recorded
+    torchaudio_published("2.11.0", "cu132") -> False    whether an index carries that torchaudio; None: unknown
+
+Where the data ends: DATA_DATE, newest_torch(), newer_than_data(torch_version),
+torchvision_newer_than_data(version), horizon_text(what) ("gpudoctor's data ends at torch X (data of D); what
+is newer: this rests on its own metadata") and data_line() for reports. published.py holds what PyPI
+publishes, rewritten by ``python -m gpudoctor.compat.refresh`` (see refresh.py); pypi.py answers from it.
+
 Also exported: the value types (ArchList, ArchSupport, DriverBranch, DriverRequirement, GpuInfo,
 Option, Pairing, Recommendation, Release, CC), RELEASES (newest first), driver_branch(driver_version),
 bundled_cudnn_info(torch_version, variant) -> (version, Confidence, source), cudnn_version_text(90501)
@@ -63,6 +71,14 @@ from gpudoctor.compat.drivers import (
     driver_requirement,
 )
 from gpudoctor.compat.gpus import GpuInfo, gpu_cc_from_name, gpu_cc_info, gpu_info
+from gpudoctor.compat.horizon import (
+    data_line,
+    horizon_text,
+    newer_than_data,
+    newest_torch,
+    torchvision_newer_than_data,
+)
+from gpudoctor.compat.published import DATA_DATE
 from gpudoctor.compat.recommend import recommend
 from gpudoctor.compat.recommendation import Option, Recommendation
 from gpudoctor.compat.releases import (
@@ -76,11 +92,14 @@ from gpudoctor.compat.releases import (
     release_for_torch,
     split_local_version,
     torch_for_torchvision,
+    torchaudio_published,
+    torchvision_requirement,
 )
 from gpudoctor.compat.wheels import ArchList, default_variant, published_variants, wheel_arch_list
 
 __all__ = [
     "CC",
+    "DATA_DATE",
     "RELEASES",
     "ArchList",
     "ArchSupport",
@@ -97,6 +116,7 @@ __all__ = [
     "bundled_cudnn_info",
     "cuda_variant",
     "cudnn_version_text",
+    "data_line",
     "default_variant",
     "driver_branch",
     "driver_can_run",
@@ -106,9 +126,12 @@ __all__ = [
     "gpu_cc_from_name",
     "gpu_cc_info",
     "gpu_info",
+    "horizon_text",
     "index_url",
     "matching_torchaudio",
     "matching_torchvision",
+    "newer_than_data",
+    "newest_torch",
     "normalise_variant",
     "pairing",
     "parse_cc",
@@ -117,6 +140,9 @@ __all__ = [
     "release_for_torch",
     "split_local_version",
     "torch_for_torchvision",
+    "torchaudio_published",
+    "torchvision_requirement",
+    "torchvision_newer_than_data",
     "variant_cuda",
     "wheel_arch_list",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
 
-from gpudoctor.compat.base import C, Confidence, S, normalise_variant
+from gpudoctor.compat.base import C, Confidence, S, U, normalise_variant
 from gpudoctor.compat.releases import release_for_torch, split_local_version
 
 _BUILDER = "pytorch/builder common/install_cuda.sh"
@@ -32,11 +32,14 @@ _ROWS: Tuple[Tuple[str, str, int, Confidence, str], ...] = (
     ("2.10", "cu126 cu128", 91002, S, _RELEASE_MD),
     ("2.10", "cu130", 91501, S, _RELEASE_MD),
     ("2.11", "cu126", 91002, S, _RELEASE_MD),
-    ("2.11", "cu128 cu130", 91701, S, _RELEASE_MD),
+    ("2.11", "cu128", 91701, S, _RELEASE_MD),
+    ("2.11", "cu130", 91900, C, "the PyPI 2.11.0 wheel pins nvidia-cudnn-cu13==9.19.0.56"),
     ("2.12 2.13", "cu126", 91002, S, _RELEASE_MD),
     ("2.12 2.13", "cu130 cu132", 92000, S, _RELEASE_MD),
     ("2.14", "cu126", 91002, S, _RELEASE_MD),
     ("2.14", "cu130 cu132", 92400, C, _RELEASE_MD + "; the 2.14.1+cu130 wheel pins nvidia-cudnn-cu13==9.24.0.43"),
+    ("2.15", "cu132", 92600, C, "the PyPI 2.15.0 wheel pins nvidia-cudnn-cu13==9.26.0.51"),
+    ("2.15", "cu130", 92600, U, "as cu132 of 2.15"),
 )
 
 _TABLE: Dict[Tuple[str, str], Tuple[int, Confidence, str]] = {

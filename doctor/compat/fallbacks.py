@@ -6,8 +6,9 @@ from dataclasses import replace
 from typing import List, Optional, Tuple
 
 from gpudoctor.compat.arch import TEGRA_CCS, arch_support
-from gpudoctor.compat.base import CC, Confidence, major_minor, python_tuple, weakest
-from gpudoctor.compat.cc import parse_arch_token
+from gpudoctor.compat.base import CC, Confidence, S, major_minor, python_tuple, weakest
+from gpudoctor.compat.cc import format_cc, parse_arch_token
+from gpudoctor.compat.generations import JETPACK_TEXT, is_jetson
 from gpudoctor.compat.options import conda_kepler_option, cpu_option, source_build_option
 from gpudoctor.compat.recommendation import (
     DRIVER_TOO_OLD,
@@ -16,7 +17,7 @@ from gpudoctor.compat.recommendation import (
     PYTHON_UNSUPPORTED,
     Option,
     Recommendation,
-    same_public_version,
+    pip_keeps,
 )
 from gpudoctor.compat.releases import RELEASES, Release, pairing, release_for_torch, split_local_version
 from gpudoctor.compat.search import (
@@ -35,14 +36,18 @@ def _platform(target: Machine) -> str:
     return f"{target.system} {target.machine}"
 
 
-def _pip(c: Candidate, current: Optional[str], vision: bool, audio: bool, fresh: bool = False) -> str:
+def _pip(c: Candidate, current: Optional[str], vision: bool, audio: bool, fresh: bool = False,
+         python: Optional[str] = None) -> str:
     pair = c.release.latest
-    force = not fresh and same_public_version(current, pair.torch)
+    force = not fresh and pip_keeps(current, pair.torch, c.variant)
     return "pip " + install_line(pair.torch, pair.torchvision if vision else None,
-                                 pair.torchaudio if audio else None, c.variant, force)
+                                 pair.torchaudio if audio else None, c.variant, force, python)
 
 
-def _need(c: Candidate) -> str:
+def _need(c: Candidate, target: Optional[Machine] = None) -> str:
+    """The driver a build needs; on Jetson the CUDA of the JetPack, since L4T numbers its driver otherwise."""
+    if target is not None and is_jetson(target.gpus):
+        return f"a JetPack with CUDA {c.cuda} or newer"
     return driver_need(c.requirement)
 
 
@@ -81,9 +86,10 @@ def driver_upgrade_option(chosen: Candidate, target: Machine, current: Optional[
     better = search(target, ignore_driver=True)
     if better is None or RELEASES.index(better.release) >= RELEASES.index(chosen.release):
         return None
-    return Option(f"Or upgrade to {_need(better)} and install torch "
-                  f"{better.torch}+{better.variant}.", (_pip(better, current, vision, audio),),
-                  _upgrade_confidence(better))
+    text = f"Or upgrade to {_need(better, target)} and install torch {better.torch}+{better.variant}."
+    if is_jetson(target.gpus):
+        text += " " + JETPACK_TEXT
+    return Option(text, (_pip(better, current, vision, audio, python=target.python),), _upgrade_confidence(better))
 
 
 def stay_option(chosen: Candidate, target: Machine, current: Optional[str], vision: bool,
@@ -101,9 +107,17 @@ def stay_option(chosen: Candidate, target: Machine, current: Optional[str], visi
         return None
     best = max(found, key=lambda c: (c.native, major_minor(c.cuda)))
     args = install_line(pair.torch, pair.torchvision if vision else None, pair.torchaudio if audio else None,
-                        best.variant, same_public_version(current, pair.torch))
-    return Option(f"Or keep torch {pair.torch} and install its {best.variant} build.", (f"pip {args}",),
-                  best.confidence)
+                        best.variant, pip_keeps(current, pair.torch, best.variant), target.python)
+    text = f"Or keep torch {pair.torch} and install its {best.variant} build."
+    confidence = best.confidence
+    jit = [(format_cc(cc), s.by) for cc, s in zip(target.gpus, best.supports) if s.via_ptx]
+    if jit:
+        text += (f" It has no kernels built for CC {', '.join(dict.fromkeys(c for c, _ in jit))}: it runs there only "
+                 f"through PTX JIT of {', '.join(dict.fromkeys(str(b) for _, b in jit))} (the driver compiles the "
+                 "kernels at first use, minutes, cached afterwards), and libraries or operators without that PTX "
+                 "fail.")
+        confidence = weakest([confidence, S])
+    return Option(text, (f"pip {args}",), confidence)
 
 
 def _platform_tokens(target: Machine) -> List[Tuple[str, str]]:
@@ -140,11 +154,11 @@ def _per_gpu_option(target: Machine, cc: CC, labels: List[str], vision: bool, au
     sub, extra = search(alone), ""
     if sub is None:
         sub = search(alone, ignore_driver=True)
-        extra = f", after upgrading to {_need(sub)}" if sub else ""
+        extra = f", after upgrading to {_need(sub, target)}" if sub else ""
     if sub is None:
         return Option(f"For {names}: no official build supports Python {target.python}.")
     return Option(f"For {names}: torch {sub.torch}+{sub.variant} in its own environment{extra}, with "
-                  "CUDA_VISIBLE_DEVICES naming only those GPUs.", (_pip(sub, None, vision, audio, fresh=True),),
+                  "CUDA_VISIBLE_DEVICES naming only those GPUs.", (_pip(sub, None, vision, audio, True, target.python),),
                   sub.confidence)
 
 
@@ -178,9 +192,9 @@ def explain(target: Machine, labels: List[str], current: Optional[str], vision: 
         text = (f"No PyTorch release that can serve these GPUs supports Python {py_text}: torch "
                 f"{other.torch}+{other.variant} needs Python {other.release.python_text}.")
         top, venv = _venv(other.release)
-        extra = "" if runnable else f" after upgrading to {_need(other)}"
+        extra = "" if runnable else f" after upgrading to {_need(other, target)}"
         options.append(Option(f"Create an environment with Python {top} and install torch {other.torch}+"
-                               f"{other.variant} there{extra}.", (venv, _pip(other, None, vision, audio, True)),
+                               f"{other.variant} there{extra}.", (venv, _pip(other, None, vision, audio, True, f"{top}.0")),
                               other.confidence))
     else:
         reason = DRIVER_TOO_OLD
@@ -188,16 +202,17 @@ def explain(target: Machine, labels: List[str], current: Optional[str], vision: 
         assert best is not None
         text = (f"The NVIDIA driver {target.driver} (CUDA {target.driver_cuda or 'unknown'}) is too old for every "
                 f"official build that serves these GPUs on Python {py_text}: the least they need is "
-                f"{_need(best)} (torch {best.torch}+{best.variant}).")
-        upgrade = f"Upgrade to {_need(best)} and install torch {best.torch}+{best.variant}."
-        if any(cc in TEGRA_CCS for cc in target.gpus):
-            upgrade += " On Jetson the driver comes with JetPack/L4T: upgrade JetPack, or use NVIDIA's Jetson builds."
-        options.append(Option(upgrade, (_pip(best, current, vision, audio),), _upgrade_confidence(best)))
+                f"{_need(best, target)} (torch {best.torch}+{best.variant}).")
+        upgrade = f"Upgrade to {_need(best, target)} and install torch {best.torch}+{best.variant}."
+        if is_jetson(target.gpus):
+            upgrade += " " + JETPACK_TEXT
+        options.append(Option(upgrade, (_pip(best, current, vision, audio, python=target.python),),
+                              _upgrade_confidence(best)))
         older = search(replace(target, python=None))
         if older is not None and py is not None:
             top, venv = _venv(older.release)
             options.append(Option(f"Or keep this driver and use Python {older.release.python_text} with torch "
-                                  f"{older.torch}+{older.variant}.", (venv, _pip(older, None, vision, audio, True)),
+                                  f"{older.torch}+{older.variant}.", (venv, _pip(older, None, vision, audio, True, f"{top}.0")),
                                   older.confidence))
     cpu = cpu_option(target, current, vision, audio)
     if cpu is not None:

@@ -8,7 +8,7 @@ from gpudoctor.compat.arch import source_build_toolkits
 from gpudoctor.compat.base import S, U, major_minor, variant_cuda
 from gpudoctor.compat.cc import format_cc
 from gpudoctor.compat.drivers import driver_can_run, driver_requirement
-from gpudoctor.compat.recommendation import Option, same_public_version
+from gpudoctor.compat.recommendation import Option, pip_keeps
 from gpudoctor.compat.releases import RELEASES, Release
 from gpudoctor.compat.search import Machine, install_line
 
@@ -20,7 +20,7 @@ def cpu_option(target: Machine, current: Optional[str], vision: bool, audio: boo
         return None
     pair = fitting[0].latest
     args = install_line(pair.torch, pair.torchvision if vision else None, pair.torchaudio if audio else None, "cpu",
-                        same_public_version(current, pair.torch))
+                        pip_keeps(current, pair.torch, "cpu"), target.python)
     return Option(f"Or run on the CPU only: torch {pair.torch}+cpu.", (f"pip {args}",))
 
 

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Sequence
+from dataclasses import replace
+from typing import Iterable, List, Optional, Sequence, Tuple
 
-from gpudoctor.compat.base import CC, C, U, normalise_machine, normalise_system, python_tuple, version_tuple, weakest
+from gpudoctor.compat.base import (
+    CC,
+    C,
+    U,
+    major_minor,
+    normalise_machine,
+    normalise_system,
+    python_tuple,
+    version_tuple,
+    weakest,
+)
 from gpudoctor.compat.cc import format_cc, parse_cc
 from gpudoctor.compat.cudnn import bundled_cudnn, cudnn_version_text
 from gpudoctor.compat.fallbacks import driver_upgrade_option, explain, stay_option, why_not_newest
@@ -13,10 +24,13 @@ from gpudoctor.compat.recommendation import (
     PYTHON_UNSUPPORTED,
     Option,
     Recommendation,
-    same_public_version,
+    pip_keeps,
 )
-from gpudoctor.compat.releases import RELEASES, index_url, release_for_torch
-from gpudoctor.compat.search import Candidate, Machine, driver_need, install_line, search
+from gpudoctor.compat.horizon import newer_than_data, newest_torch
+from gpudoctor.compat.published import DATA_DATE
+from gpudoctor.compat.pypi import has_python, last_on_platform, python_tags
+from gpudoctor.compat.releases import RELEASES, index_url, release_for_torch, torchaudio_published
+from gpudoctor.compat.search import Candidate, Machine, candidates, driver_need, install_line, search
 from gpudoctor.compat.wheels import platform_key
 
 
@@ -50,7 +64,28 @@ def recommend(ccs: Iterable[object], driver_version: Optional[str], system: Opti
     chosen = search(target)
     if chosen is None:
         return explain(target, labels, current_torch, with_torchvision, with_torchaudio)
-    return _finish(chosen, target, labels, current_torch, with_torchvision, with_torchaudio)
+    audio_note = ""
+    if with_torchaudio:
+        chosen, audio_note = _with_audio(chosen, target)
+    rec = _finish(chosen, target, labels, current_torch, with_torchvision, with_torchaudio and not audio_note)
+    return replace(rec, notes=rec.notes + (audio_note,)) if audio_note else rec
+
+
+def _with_audio(chosen: Candidate, target: Machine) -> Tuple[Candidate, str]:
+    """A build whose index and Python have the torchaudio of its release; else the build and why there is none."""
+    audio = chosen.release.latest.torchaudio
+    if not audio:
+        return chosen, f"No torchaudio is known for torch {chosen.torch}."
+    if has_python("torchaudio", audio, target.python) is False:
+        return chosen, (f"torchaudio {audio} has no wheel for Python {describe_python(target.python)} "
+                        f"({', '.join(python_tags('torchaudio', audio))}), so it is left out.")
+    if torchaudio_published(audio, chosen.variant) is not False:
+        return chosen, ""
+    others = [c for c in candidates(chosen.release, target) if torchaudio_published(audio, c.variant)]
+    if others:
+        best = max(others, key=lambda c: (c.native, major_minor(c.cuda)))
+        return best, ""
+    return chosen, f"gpudoctor knows no torchaudio {audio} wheel on the {chosen.variant} index, so it is left out."
 
 
 def _label(cc: CC, names: Optional[Sequence[Optional[str]]], index: int) -> str:
@@ -64,8 +99,8 @@ def _finish(chosen: Candidate, target: Machine, labels: List[str], current: Opti
     variant = chosen.variant
     vision = pair.torchvision if with_vision else None
     audio = pair.torchaudio if with_audio else None
-    force = same_public_version(current, pair.torch)
-    args = install_line(pair.torch, vision, audio, variant, force)
+    force = pip_keeps(current, pair.torch, variant)
+    args = install_line(pair.torch, vision, audio, variant, force, target.python)
     full = f"{pair.torch}+{variant}"
     what = f"torch {full}" + (f" with torchvision {vision}+{variant}" if vision else "")
     if audio:
@@ -89,8 +124,8 @@ def _finish(chosen: Candidate, target: Machine, labels: List[str], current: Opti
     if python_tuple(target.python) is None:
         text += f" The Python version is unknown: torch {pair.torch} supports Python {chosen.release.python_text}."
     if force:
-        text += (f" --force-reinstall because the installed torch {current} has the same version number, "
-                 f"so `torch=={pair.torch}` alone would keep it.")
+        text += (f" --force-reinstall because torch {current} is already installed and pip would otherwise keep "
+                 "it as it is.")
     confidence = weakest([chosen.confidence] + ([pair.torchaudio_confidence] if audio else []))
     if chosen.weak_text():
         text += f" This rests on {chosen.weak_text()}."
@@ -106,6 +141,10 @@ def _finish(chosen: Candidate, target: Machine, labels: List[str], current: Opti
     why = why_not_newest(chosen, target)
     if why:
         notes.append(why)
+    if current and newer_than_data(current):
+        notes.append(f"The installed torch {current} is newer than gpudoctor's data, which ends at torch "
+                     f"{newest_torch()} (data of {DATA_DATE}): another build of it may serve this machine too, "
+                     "but only the releases in the data can be checked here.")
     installed = release_for_torch(current)
     if installed is not None and installed is not chosen.release and installed.supports_python(target.python) is False:
         notes.append(f"The installed torch {current} has no wheels for Python {describe_python(target.python)} "
@@ -139,12 +178,16 @@ def _macos(gpus: List[CC], arch: Optional[str], python: Optional[str], current: 
     pair = fitting[0].latest
     vision = pair.torchvision if with_vision else None
     audio = pair.torchaudio if with_audio else None
-    args = install_line(pair.torch, vision, audio, None, same_public_version(current, pair.torch))
+    if audio and has_python("torchaudio", audio, python) is False:
+        audio = None
+    args = install_line(pair.torch, vision, audio, None, pip_keeps(current, pair.torch, None), python)
     notes = ("PyTorch has no CUDA support on macOS, so NVIDIA GPUs cannot be used there.",) if gpus else ()
     if intel:
-        text = (f"macOS has no CUDA. torch {pair.torch} is the last release with macOS x86_64 wheels "
-                "(UNCONFIRMED); it runs on the CPU, and MPS needs macOS 12.3 or later.")
-        confidence = U
+        last = last_on_platform("torch", "macos-x86_64")
+        sure = last == pair.torch
+        text = (f"macOS has no CUDA. torch {pair.torch} is the last release with macOS x86_64 wheels"
+                + ("" if sure else " (UNCONFIRMED)") + "; it runs on the CPU, and MPS needs macOS 12.3 or later.")
+        confidence = C if sure else U
     else:
         text = (f"macOS has no CUDA: install the PyPI wheel torch {pair.torch} and use the Apple GPU through MPS "
                 "(torch.device(\"mps\"); check torch.backends.mps.is_available()).")

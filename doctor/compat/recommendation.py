@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from gpudoctor.compat.base import C, Confidence
 from gpudoctor.compat.releases import split_local_version
+from gpudoctor.shell import Shell, join
 
 # Why no official wheel fits (Recommendation.reason).
 GPU_UNSUPPORTED = "gpu_unsupported"
@@ -48,12 +48,30 @@ class Recommendation:
     sources: Tuple[str, ...] = ()
 
     def command(self, python: Optional[str] = None) -> str:
-        """The install command for a target interpreter ("/venv/bin/python -m pip install ..."), or with plain pip."""
+        """The POSIX install command for a target interpreter ("/venv/bin/python -m pip install ..."), or plain pip.
+
+        ``UnsafeValue`` (gpudoctor.shell) for an interpreter path no quoting makes safe.
+        """
         if not self.pip_args:
             return ""
         if python is None:
             return f"pip {self.pip_args}"
-        return f"{shlex.quote(python)} -m pip {self.pip_args}"
+        return f"{join([python], Shell.POSIX)} -m pip {self.pip_args}"
+
+
+def pip_keeps(current_torch: Optional[str], torch: str, variant: Optional[str]) -> bool:
+    """Whether ``pip install torch==TORCH[+VARIANT]`` would leave the installed torch in place.
+
+    A pin with a local part replaces any other build of that version (2.6.0+cpu gives way to ==2.6.0+cu126);
+    only the very same build, or a pin without a local part over a build of that version, is kept. Only then
+    does a command need ``--force-reinstall``, which also reinstalls every dependency.
+    """
+    if not current_torch:
+        return False
+    public, local = split_local_version(current_torch)
+    if public != split_local_version(torch)[0]:
+        return False
+    return variant is None or (local or "").lower() == variant.lower()
 
 
 def same_public_version(current_torch: Optional[str], torch: str) -> bool:

@@ -45,6 +45,9 @@ class Release:
     notes: Tuple[str, ...] = ()
     torchvision_python: Optional[Tuple[PY, PY]] = None  # torchvision README's own range
     source: str = _RELEASE_SOURCE
+    aarch64_default: str = "cpu"  # what PyPI's Linux aarch64 wheel is: CPU-only before 2.11, CUDA 13 after
+    # variants with Linux cu129 wheels only from a later patch release: {"cu129": "2.12.1"}
+    variant_since: Tuple[Tuple[str, str], ...] = ()
 
     @property
     def latest(self) -> Pairing:
@@ -70,7 +73,8 @@ def _p(spec: str, conf: Confidence = C, ta_conf: Confidence = C, also: Tuple[str
 
 
 def _r(minor: str, vision: str, audio: str, python: str, cuda: str, default: str, rocm: str,
-       patches: Tuple[Pairing, ...], notes: Tuple[str, ...] = (), vision_python: str = "") -> Release:
+       patches: Tuple[Pairing, ...], notes: Tuple[str, ...] = (), vision_python: str = "", arm: str = "cpu",
+       since: Tuple[Tuple[str, str], ...] = ()) -> Release:
     lo, hi = python.split("-")
 
     def py(text: str) -> PY:
@@ -82,33 +86,45 @@ def _r(minor: str, vision: str, audio: str, python: str, cuda: str, default: str
         vlo, vhi = vision_python.split("-")
         vp = (py(vlo), py(vhi))
     return Release(minor, vision, audio, (py(lo), py(hi)), tuple(cuda.split()), default, tuple(rocm.split()),
-                   patches, C, notes, vp)
+                   patches, C, notes, vp, _RELEASE_SOURCE, arm, since)
 
 
 _AUDIO_STABLE = "torchaudio 2.11 is built against the stable ABI and supports torch 2.11 and later"
 
 # Newest first.
 RELEASES: Tuple[Release, ...] = (
+    _r("2.15", "0.29", "2.11", "3.11-3.15", "cu130 cu132", "cu132", "",
+       (_p("2.15.0 0.29.2 2.11.0", ta_conf=U,
+           note="torchvision 0.29.2 (released with 2.15.0) requires torch>=2.14.0"),),
+       ("no cu126: no Maxwell, Pascal or Volta wheels from 2.15 on (RFC #190385)",
+        "PyPI Linux wheel is +cu132 (cuda-toolkit 13.2.2, cuDNN 9.26.0.51); aarch64 too",
+        "cu130 variant SECONDARY", "ROCm variants of 2.15 not known",
+        f"torchaudio for 2.15: UNCONFIRMED ({_AUDIO_STABLE}); no torchaudio on the cu132 index"),
+       "3.10-3.15", arm="cu132"),
     _r("2.14", "0.29", "2.11", "3.10-3.14", "cu126 cu130 cu132", "cu130", "rocm7.2 rocm7.14",
        (_p("2.14.0 0.29.0 2.11.0", ta_conf=U, note="torchvision 0.29.0 pins torch==2.14.0"),
-        _p("2.14.1 0.29.1 2.11.0", C, U, also=("0.29.2",), inferred=True,
-           note="paired by the 0.(minor+15).patch rule; torchvision 0.29.1 and 0.29.2 require torch>=2.14.0")),
+        _p("2.14.1 0.29.1 2.11.0", C, U, note="torchvision 0.29.1 requires torch>=2.14.0")),
        ("3.15 only on nightly/test builds", "RFC #190355 had proposed CUDA 13.2 as the PyPI default",
-        f"torchaudio for 2.14: UNCONFIRMED ({_AUDIO_STABLE})", "ROCm 7.14 as written in the sources")),
-    _r("2.13", "0.28", "2.11", "3.10-3.14", "cu126 cu130 cu132", "cu130", "rocm7.1 rocm7.2",
+        f"torchaudio for 2.14: UNCONFIRMED ({_AUDIO_STABLE})", "ROCm 7.14 as written in the sources",
+        "aarch64 PyPI wheel: CUDA 13.0 for 2.14.1 (CONFIRMED), 2.14.0 UNCONFIRMED"), arm="cu130"),
+    _r("2.13", "0.28", "2.11", "3.10-3.14", "cu126 cu129 cu130 cu132", "cu130", "rocm7.1 rocm7.2",
        (_p("2.13.0 0.28.0 2.11.0", ta_conf=U, note="torchvision 0.28.0 pins torch==2.13.0"),),
-       ("3.15/3.15t torch-only preview wheels", "release/2.13 also built cu129; publication UNCONFIRMED",
+       ("3.15/3.15t torch-only preview wheels", "cu129 wheels for Linux x86_64 and aarch64, not Windows",
         "2.13.0 cu130 shipped compute_120 PTX by mistake",
-        f"torchaudio for 2.13: UNCONFIRMED ({_AUDIO_STABLE})"), "3.10-3.14"),
-    _r("2.12", "0.27", "2.11", "3.10-3.14", "cu126 cu130 cu132", "cu130", "rocm7.1 rocm7.2",
+        f"torchaudio for 2.13: UNCONFIRMED ({_AUDIO_STABLE})", "aarch64 PyPI wheel CUDA 13: UNCONFIRMED"),
+       "3.10-3.14", arm="cu130"),
+    _r("2.12", "0.27", "2.11", "3.10-3.14", "cu126 cu129 cu130 cu132", "cu130", "rocm7.1 rocm7.2",
        (_p("2.12.0 0.27.0 2.11.0"), _p("2.12.1 0.27.1 2.11.0")),
-       ("cu128 removed", _AUDIO_STABLE), "3.10-3.14"),
-    _r("2.11", "0.26", "2.11", "3.10-3.14", "cu126 cu128 cu130", "cu128", "rocm7.1 rocm7.2",
+       ("cu128 removed", "cu129 wheels from 2.12.1 on (Linux x86_64 and aarch64)", _AUDIO_STABLE,
+        "aarch64 PyPI wheel CUDA 13: UNCONFIRMED"), "3.10-3.14", arm="cu130", since=(("cu129", "2.12.1"),)),
+    _r("2.11", "0.26", "2.11", "3.10-3.14", "cu126 cu128 cu129 cu130", "cu130", "rocm7.1 rocm7.2",
        (_p("2.11.0 0.26.0 2.11.0"),),
-       ("PyPI default: test-infra release/2.11 says 12.8; RFC #172663 proposed 13.0",), "3.10-3.14"),
-    _r("2.10", "0.25", "2.10", "3.10-3.14", "cu126 cu128 cu130", "cu128", "rocm7.0 rocm7.1",
+       ("PyPI default cu130 (cuda-toolkit 13.0.2, cuDNN 9.19.0.56; the wheel's metadata)",
+        "aarch64 PyPI wheel: CUDA 13.0 (the wheel's metadata)", "cu129 wheels for Linux x86_64 and aarch64"),
+       "3.10-3.14", arm="cu130"),
+    _r("2.10", "0.25", "2.10", "3.10-3.14", "cu126 cu128 cu129 cu130", "cu128", "rocm7.0 rocm7.1",
        (_p("2.10.0 0.25.0 2.10.0"),), vision_python="3.10-3.14"),
-    _r("2.9", "0.24", "2.9", "3.10-3.14", "cu126 cu128 cu130", "cu128", "rocm6.3 rocm6.4",
+    _r("2.9", "0.24", "2.9", "3.10-3.14", "cu126 cu128 cu129 cu130", "cu128", "rocm6.3 rocm6.4",
        (_p("2.9.0 0.24.0 2.9.0"), _p("2.9.1 0.24.1 2.9.1")), vision_python="3.10-3.14"),
     _r("2.8", "0.23", "2.8", "3.9-3.13", "cu126 cu128 cu129", "cu128", "rocm6.3 rocm6.4",
        (_p("2.8.0 0.23.0 2.8.0"),), vision_python="3.9-3.13"),
@@ -191,6 +207,11 @@ def pairing(torch_version: Optional[str]) -> Optional[Pairing]:
     for item in release.patches:
         if item.torch == public:
             return item
+    if parts[0] == 2 and parts[1] >= 15:  # the 0.(minor+15) rule ended: 0.29.x serves torch 2.14 and 2.15
+        latest = release.latest
+        return Pairing(public, latest.torchvision, latest.torchaudio, U, U, note=(
+            f"not in the release table; the newest torchvision known for torch {release.minor} "
+            f"({latest.torchvision}), as its Requires-Dist allows"), inferred=True)
     if parts[0] == 2 and parts[1] >= 1:
         audio = release.latest.torchaudio if parts[1] >= 12 else public
         return Pairing(public, f"0.{parts[1] + 15}.{public.split('.')[2]}", audio, U, U,
@@ -221,11 +242,38 @@ def torch_for_torchvision(torchvision_version: Optional[str]) -> Optional[str]:
         for item in release.patches:
             if item.torchvision == public or public in item.also:
                 return item.torch
-    if parts[1] >= 16:
+    if 16 <= parts[1] <= 29:  # the rule held up to torchvision 0.29 / torch 2.14
         candidate = f"2.{parts[1] - 15}.{public.split('.')[2]}"
         if release_for_torch(candidate) is not None:
             return candidate
     return None
+
+
+# download.pytorch.org indexes that carry torchaudio 2.11.0 (the stable-ABI build every torch from 2.11 uses);
+# none on cu132 (pytorch/pytorch#183336, SECONDARY). Older torchaudio releases follow torch's variants.
+_AUDIO_VARIANTS = {"2.11.0": ("cpu", "cu126", "cu128", "cu130")}
+
+
+def torchaudio_published(torchaudio: Optional[str], variant: Optional[str]) -> Optional[bool]:
+    """Whether a torchaudio release has a wheel on a variant's index; None when the table does not say."""
+    if not torchaudio or not variant:
+        return None
+    known = _AUDIO_VARIANTS.get(split_local_version(torchaudio)[0])
+    if known is None:
+        return None
+    return (normalise_variant(variant) or "") in known
+
+
+# torchvision's own Requires-Dist on torch where it is not an exact pin (read from the wheels' metadata):
+# the stable-ABI builds serve every torch from their first one on.
+_TORCHVISION_REQUIRES = {"0.29.1": ">=2.14.0", "0.29.2": ">=2.14.0"}
+
+
+def torchvision_requirement(torchvision_version: Optional[str]) -> Optional[str]:
+    """The torch requirement a torchvision release declares (">=2.14.0" for 0.29.2), where it is recorded."""
+    if not torchvision_version:
+        return None
+    return _TORCHVISION_REQUIRES.get(split_local_version(torchvision_version)[0])
 
 
 def index_url(variant: str) -> str:

@@ -10,8 +10,10 @@ from gpudoctor.compat.arch import ArchSupport, arch_support
 from gpudoctor.compat.base import CC, C, Confidence, major_minor, mm_key, variant_cuda, version_tuple, weakest
 from gpudoctor.compat.cc import format_cc, parse_arch_token
 from gpudoctor.compat.cudnn import bundled_cudnn, cudnn_version_text
+from gpudoctor.compat.generations import branch_blocked
+from gpudoctor.compat.pypi import has_python
 from gpudoctor.compat.drivers import DriverRequirement, driver_can_run, driver_cuda_version, driver_requirement
-from gpudoctor.compat.releases import RELEASES, Release, index_url
+from gpudoctor.compat.releases import RELEASES, Release, index_url, torchaudio_published
 from gpudoctor.compat.wheels import ArchList, published_variants, wheel_arch_list
 
 
@@ -116,6 +118,11 @@ def variant_problem(release: Release, variant: str, target: Machine, *, ignore_d
         return f"its cuDNN {cudnn_version_text(cudnn)} dropped GPUs below CC 7.5 ({', '.join(old)})"
     if not ignore_driver and driver_can_run(target.driver, cuda, target.system) is False:
         return f"needs {driver_need(driver_requirement(cuda, target.system))}"
+    requirement = driver_requirement(cuda, target.system)
+    blocked = branch_blocked(target.gpus, requirement.minimum_branch) if requirement else None
+    if blocked is not None:
+        return (f"needs a driver of branch R{requirement.minimum_branch if requirement else '?'} or newer, but "
+                f"{blocked.name} GPUs get no driver newer than R{blocked.last_branch}")
     return None
 
 
@@ -190,7 +197,13 @@ def packages_for(candidate_torch: str, torchvision: Optional[str], torchaudio: O
 
 
 def install_line(torch: str, torchvision: Optional[str], torchaudio: Optional[str], variant: Optional[str],
-                 force: bool) -> str:
-    """The pip arguments for one build from its download.pytorch.org index (PyPI when variant is None)."""
+                 force: bool, python: Optional[str] = None) -> str:
+    """The pip arguments for one build from its download.pytorch.org index (PyPI when variant is None).
+
+    A torchaudio that index, or this Python, has no wheel of is left out rather than named (none on cu132,
+    none for Python 3.15).
+    """
+    if torchaudio_published(torchaudio, variant) is False or has_python("torchaudio", torchaudio, python) is False:
+        torchaudio = None
     index = index_url(variant) if variant else None
     return pip_args(packages_for(torch, torchvision, torchaudio, variant), index, force)

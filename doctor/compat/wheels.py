@@ -16,7 +16,9 @@ from gpudoctor.compat.base import (
     variant_cuda,
 )
 from gpudoctor.compat.cc import tokens_from_arch_list
+from gpudoctor.compat.published import INDEX_WHEELS
 from gpudoctor.compat.releases import release_for_torch, split_local_version
+from gpudoctor.compat.wheel_index import variants_from_rows
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,7 @@ _CODE_CC = "PYTORCH_RELEASES_CODE_CC in torch 2.13.0/2.14.1 torch/cuda/__init__.
 _NO_PTX_KNOWN = "release wheels' compute_120 PTX UNCONFIRMED"
 _WIN_BAT = "pytorch/builder and pytorch/pytorch windows/cuda1xx.bat"
 _WIN130 = "pytorch/pytorch .ci/pytorch/windows/cuda130.bat; no PTX on Windows"
+_CU129 = "cu129 wheels CONFIRMED (test-infra release branches); their arch list UNCONFIRMED"
 
 # (platform, torch minors, variants, TORCH_CUDA_ARCH_LIST, confidence, source, note, only these patch releases)
 _ROWS: Tuple[Tuple[str, str, str, str, Confidence, str, str, str], ...] = (
@@ -85,7 +88,12 @@ _ROWS: Tuple[Tuple[str, str, str, str, Confidence, str, str, str], ...] = (
     (LINUX_X86, "2.12 2.13 2.14", "cu126", _M50_90, C, _CODE_CC, "", ""),
     (LINUX_X86, "2.13", "cu130", _T75_120 + "+PTX", C, "PR #188925: 2.13.0 cu130 shipped 12.0+PTX", "", "2.13.0"),
     (LINUX_X86, "2.12 2.13 2.14", "cu130 cu132", _T75_120, C, _CODE_CC + "; the 2.14.1+cu130 wheel", "", ""),
-    (LINUX_X86, "2.13", "cu129", _T75_120, U, "PR #188443 (release/2.13)", "publication UNCONFIRMED", ""),
+    (LINUX_X86, "2.13", "cu129", _T75_120, C, "pytorch/test-infra release/2.13 build matrix; PR #188443", "", ""),
+    (LINUX_X86, "2.9 2.10", "cu129", _V70_120, U, "as cu128 of the release (test-infra builds cu129)", _CU129, ""),
+    (LINUX_X86, "2.11", "cu129", _T75_120, U, "as cu128 of the release (test-infra builds cu129)", _CU129, ""),
+    (LINUX_X86, "2.12", "cu129", _T75_120, U, "as cu129 of 2.13 (test-infra release/2.12)", _CU129, "2.12.1"),
+    (LINUX_X86, "2.15", "cu132", _T75_120, C, "the torch 2.15.0 wheel (kernels sm_75..sm_120, no PTX)", "", ""),
+    (LINUX_X86, "2.15", "cu130", _T75_120, S, "as cu132 of 2.15; cu130 of 2.12-2.14", "", ""),
     (LINUX_ARM, "2.4 2.5", "cu124", "9.0", U, _BUILDER.format("2.4"), "release wheels for aarch64 UNCONFIRMED", ""),
     (LINUX_ARM, "2.6 2.7 2.8", "cu126", "9.0", S, "PR diff .ci/aarch64_linux/aarch64_ci_build.sh", "", ""),
     (LINUX_ARM, "2.9 2.10 2.11 2.12", "cu126", "8.0;9.0", S, "PR #163764 / #162455", "", ""),
@@ -96,6 +104,9 @@ _ROWS: Tuple[Tuple[str, str, str, str, Confidence, str, str, str], ...] = (
     (LINUX_ARM, "2.11 2.12", "cu130", _ARM13, S, "RELEASE.md aarch64 tables", "PTX UNCONFIRMED", ""),
     (LINUX_ARM, "2.12", "cu132", _ARM13, S, "RELEASE.md aarch64 tables", "PTX UNCONFIRMED", ""),
     (LINUX_ARM, "2.13 2.14", "cu130 cu132", _ARM13, C, _CODE_CC, "PTX UNCONFIRMED", ""),
+    (LINUX_ARM, "2.15", "cu130 cu132", _ARM13, S, "as 2.14 (" + _CODE_CC + ")", "PTX UNCONFIRMED", ""),
+    (LINUX_ARM, "2.9 2.10 2.11 2.13", "cu129", "8.0;9.0;10.0;12.0", U, "as aarch64 cu128 of 2.11", _CU129, ""),
+    (LINUX_ARM, "2.12", "cu129", "8.0;9.0;10.0;12.0", U, "as aarch64 cu128 of 2.11", _CU129, "2.12.1"),
     (WINDOWS, "1.9 1.10 1.11 1.12", "cu102", "3.7+PTX;5.0;6.0;6.1;7.0;7.5", C, _WIN_BAT, "", ""),
     (WINDOWS, "1.9 1.10", "cu111", _W11, C, _WIN_BAT, "", ""),
     (WINDOWS, "1.10", "cu113", _W11, U, _WIN_BAT, "pip cu113 wheels for 1.10 UNCONFIRMED", ""),
@@ -117,6 +128,7 @@ _ROWS: Tuple[Tuple[str, str, str, str, Confidence, str, str, str], ...] = (
     (WINDOWS, "2.11", "cu128", _T75_120, S, "PR #164470, #160644 (as Linux)", "", ""),
     (WINDOWS, "2.9 2.10 2.11 2.12 2.13 2.14", "cu130", _T75_120, C, _WIN130, "", ""),
     (WINDOWS, "2.12 2.13 2.14", "cu132", _T75_120, S, _CODE_CC + " (x86_64); no PTX on Windows", "", ""),
+    (WINDOWS, "2.15", "cu130 cu132", _T75_120, S, "as Linux x86_64 of 2.15; no PTX on Windows", "", ""),
 )
 
 _ROCM_GFX = {
@@ -156,7 +168,8 @@ def default_variant(torch_version: Optional[str], system: Optional[str], machine
     """What a plain `pip install torch==X` from PyPI gets: Linux x86_64 the release's CUDA default; else "cpu".
 
     Windows and macOS PyPI wheels are CPU-only (MPS on Apple silicon); Linux aarch64 PyPI wheels are CPU-only
-    (pytorch/pytorch#160162, #168065; for 2.11 and later UNCONFIRMED). None for unknown releases or platforms.
+    before 2.11 (pytorch/pytorch#160162, #168065) and CUDA 13 builds from 2.11 on (the wheels' metadata).
+    None for unknown releases or platforms.
     """
     release = release_for_torch(torch_version)
     os_name, arch = normalise_system(system), normalise_machine(machine)
@@ -165,7 +178,7 @@ def default_variant(torch_version: Optional[str], system: Optional[str], machine
     if os_name == "Linux":
         if arch == "x86_64":
             return release.pypi_default
-        return "cpu" if arch == "aarch64" else None
+        return release.aarch64_default if arch == "aarch64" else None
     return "cpu"
 
 
@@ -196,9 +209,17 @@ def wheel_arch_list(torch_version: Optional[str], variant: Optional[str] = None,
 
 
 def published_variants(torch_version: Optional[str], system: Optional[str], machine: Optional[str]) -> Tuple[str, ...]:
-    """The CUDA variants of a release with wheels for this OS and machine (in the release's order)."""
+    """The CUDA variants of a release with wheels for this OS and machine (in the release's order).
+
+    Where the refreshed data holds the PyTorch wheel index's listing for that release, only the variants it
+    lists count.
+    """
     release = release_for_torch(torch_version)
     platform = platform_key(system, machine)
     if release is None or platform is None:
         return ()
-    return tuple(v for v in release.cuda_variants if (platform, release.minor, v, "") in _TABLE)
+    latest = release.latest.torch
+    listed = variants_from_rows(INDEX_WHEELS, "torch", latest, platform)
+    return tuple(v for v in release.cuda_variants
+                 if ((platform, release.minor, v, "") in _TABLE or (platform, release.minor, v, latest) in _TABLE)
+                 and (not listed or v in listed))  # a read wheel index outranks the hand-kept rows

@@ -1,0 +1,126 @@
+"""Commands for the user's shell, quoted through gpudoctor.shell, and whether pip keeps an installed build."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Optional, Sequence
+
+from gpudoctor import compat
+from gpudoctor.facts import Facts
+from gpudoctor.shell import Shell, UnsafeValue, join, quote
+
+split_version = compat.split_local_version  # "2.6.0+cu126" -> ("2.6.0", "cu126"); no local part -> (version, None)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def is_windows(facts: Facts) -> bool:
+    return (facts.platform.system or "").lower() == "windows"
+
+
+def shell_of(facts: Facts) -> Shell:
+    """The shell the printed commands are for: PowerShell on Windows, POSIX sh elsewhere."""
+    return Shell.POWERSHELL if is_windows(facts) else Shell.POSIX
+
+
+def shell_quote(facts: Facts, word: str) -> str:
+    """Quote one word for the user's shell (POSIX sh, or PowerShell on Windows), keeping ``~/`` expandable.
+
+    A value no quoting makes safe (control characters) has them shown as ``?``: the command then names a
+    path that does not exist, visibly, instead of running something else.
+    """
+    try:
+        return quote(word, shell_of(facts))
+    except UnsafeValue:
+        return quote(_CONTROL.sub("?", word), shell_of(facts))
+
+
+def render(facts: Facts, argv: Sequence[str]) -> str:
+    """A command from its words, each quoted for the user's shell (the program through ``&`` in PowerShell)."""
+    return join([_CONTROL.sub("?", word) for word in argv], shell_of(facts))
+
+
+def python(facts: Facts) -> str:
+    """The target interpreter as the first word of a command; ``python`` when it is not known or unusable."""
+    exe = facts.platform.python_executable
+    if not exe or _CONTROL.search(exe):
+        return "python"
+    return render(facts, [exe])
+
+
+def pip_install(facts: Facts, requirements: Iterable[str], index_url: Optional[str] = None,
+                force_reinstall: bool = False, upgrade: bool = False) -> str:
+    """``<python> -m pip install [--force-reinstall|--upgrade] REQ... [--index-url URL]`` for the target interpreter."""
+    exe = facts.platform.python_executable
+    words = [exe if exe and not _CONTROL.search(exe) else "python", "-m", "pip", "install"]
+    if force_reinstall:
+        words.append("--force-reinstall")
+    elif upgrade:
+        words.append("--upgrade")
+    words.extend(requirements)
+    if index_url:
+        words += ["--index-url", index_url]
+    return render(facts, words)
+
+
+def pip_keeps(facts: Facts, requirement: str) -> bool:
+    """Whether ``pip install NAME==V`` leaves the installed NAME as it is.
+
+    pip keeps a distribution that already satisfies the pin: the very build (``==2.6.0+cu126`` over
+    2.6.0+cu126), or any build of that version when the pin has no local part (``==2.6.0`` over 2.6.0+cu126).
+    A pin with another local part (``==2.6.0+cu126`` over 2.6.0+cpu) replaces it without help.
+    """
+    name, sep, version = requirement.partition("==")
+    installed = installed_version(facts, name.strip())
+    if not installed:
+        return False
+    if not sep:
+        return True  # an unpinned name is satisfied by whatever is installed
+    want_public, want_local = split_version(version.strip())
+    have_public, have_local = split_version(installed)
+    return want_public == have_public and (want_local is None or want_local == have_local)
+
+
+def force_needed(facts: Facts, requirements: Iterable[str], changing: Iterable[str] = ()) -> bool:
+    """``--force-reinstall`` only where pip would otherwise keep an installed build the command means to replace.
+
+    That is a pin without a local part over another build of that version (pip counts 2.6.0+cu126 as
+    ``==2.6.0``), or a name in ``changing`` that pip would keep as installed (a broken copy to repair).
+    A pin restating the installed build is kept on purpose: forcing would reinstall every dependency,
+    gigabytes of nvidia wheels.
+    """
+    wanted = {name.lower() for name in changing}
+    for requirement in requirements:
+        name = re.split(r"[=<>!~\[ ]", requirement, maxsplit=1)[0].strip()
+        if name.lower() in wanted and pip_keeps(facts, requirement):
+            return True
+        pinned, sep, version = requirement.partition("==")
+        installed = installed_version(facts, name) if sep else None
+        if installed and split_version(version.strip())[1] is None:
+            have_public, have_local = split_version(installed)
+            if have_local and have_public == version.strip():
+                return True
+    return False
+
+
+def installed_version(facts: Facts, name: str) -> Optional[str]:
+    """The installed distribution's version (keeps the ``+cu126`` tag of download.pytorch.org wheels)."""
+    dist = facts.package(name)
+    if dist is not None and dist.version:
+        return dist.version
+    companion = {"torch": facts.torch.version, "torchvision": facts.torchvision.version,
+                 "torchaudio": facts.torchaudio.version}
+    return companion.get(name)
+
+
+def export_env(facts: Facts, name: str, value: str) -> str:
+    """Set an environment variable in the user's shell."""
+    if is_windows(facts):
+        quoted = shell_quote(facts, value)  # always quoted: a bare 0,1 is an array in PowerShell
+        return f"$env:{name}=" + (quoted if quoted.startswith("'") else f"'{quoted}'")
+    return f"export {name}={shell_quote(facts, value)}"
+
+
+def unset_env(facts: Facts, name: str) -> str:
+    if is_windows(facts):
+        return f"Remove-Item Env:{name}"
+    return f"unset {name}"
