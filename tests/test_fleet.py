@@ -154,7 +154,7 @@ def test_unredacted_facts_are_redacted_for_markdown_not_for_the_terminal(tmp_pat
     assert "/home/ana/venv/bin/python" in run(files, 1).stdout
     markdown = run([*files, "--format", "markdown"], 1).stdout
     assert "/home/ana" not in markdown
-    assert "~/venv/bin/python -m pip install torch==2.11.0+cu128" in markdown
+    assert "~/venv/bin/python -m pip install torch==2.13.0+cu129" in markdown
 
 
 def _bad_files(tmp: Path) -> Dict[str, Optional[bytes]]:
