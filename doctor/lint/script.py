@@ -43,7 +43,8 @@ def key_of(expr: ast.AST) -> Optional[str]:
 
 
 def end_pos(node: ast.AST) -> Pos:
-    return (getattr(node, "end_lineno", None) or getattr(node, "lineno", 0), getattr(node, "end_col_offset", None) or 0)
+    line = getattr(node, "end_lineno", None) or getattr(node, "lineno", 0)
+    return (int(line), int(getattr(node, "end_col_offset", None) or 0))
 
 
 def start_pos(node: ast.AST) -> Pos:
@@ -100,6 +101,10 @@ class Script:
                 stack.append((child, inner))
         self.calls.sort(key=start_pos)
         self.loops.sort(key=start_pos)
+        self.strings.sort(key=start_pos)
+        for table in [sc.bindings for sc in self.scopes] + [self.attrs]:
+            for bindings in table.values():
+                bindings.sort(key=lambda b: b.pos)
 
     def _import(self, node: ast.stmt) -> None:
         if isinstance(node, ast.Import):
