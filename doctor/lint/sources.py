@@ -117,6 +117,6 @@ def walk(paths: List[str]) -> Iterator[Union[str, FileError]]:
                 dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
                 for name in sorted(files):
                     if name.endswith(SUFFIXES):
-                        yield os.path.join(root, name)
+                        yield os.path.normpath(os.path.join(root, name))
         else:
             yield FileError(path, "no such file or directory")
