@@ -9,6 +9,9 @@ from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 Pos = Tuple[int, int]
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
+SCOPE_TYPES = frozenset(SCOPES)
+LOOP_TYPES = frozenset({ast.For, ast.AsyncFor})
+BINDERS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.withitem, ast.NamedExpr})
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,8 @@ class Script:
         self.strings: List[ast.Constant] = []
         self.attrs: Dict[str, List[Binding]] = {}  # self.x bindings, file-wide
         self.cache: Dict[str, Any] = {}  # what rules compute once and share
+        self._qualnames: Dict[int, Optional[str]] = {}
+        self._loops_around: Dict[int, List[ast.stmt]] = {}
         self._index(tree, self.module_scope)
         self.module_classes: Set[str] = self._module_classes()
         from gpudoctor.lint.flow import Flow
@@ -76,29 +81,43 @@ class Script:
 
     # -- indexing --------------------------------------------------------------------------------------------
     def _index(self, node: ast.AST, scope: Scope) -> None:
+        """One pass over the tree: parents, scopes, calls, loops, strings, imports and bindings."""
         stack: List[Tuple[ast.AST, Scope]] = [(node, scope)]
+        parents, scope_of = self.parents, self.scope_of
         while stack:
             current, sc = stack.pop()
-            self.scope_of[id(current)] = sc
+            scope_of[id(current)] = sc
             inner = sc
-            if isinstance(current, SCOPES):
+            kind = type(current)
+            if kind is ast.Call:
+                self.calls.append(current)  # type: ignore[arg-type]
+            elif kind is ast.Constant:
+                if isinstance(current.value, str):  # type: ignore[attr-defined]
+                    self.strings.append(current)  # type: ignore[arg-type]
+            elif kind in BINDERS:
+                self._bind(current, sc)
+                if kind in LOOP_TYPES:
+                    self.loops.append(current)  # type: ignore[arg-type]
+            elif kind is ast.While:
+                self.loops.append(current)  # type: ignore[arg-type]
+            elif kind in SCOPE_TYPES:
                 inner = Scope(current)
                 self.scopes.append(inner)
                 self._params(current, inner)
-            elif isinstance(current, ast.ClassDef):
-                self.classes[current.name] = current
-            elif isinstance(current, ast.Call):
-                self.calls.append(current)
-            elif isinstance(current, LOOPS):
-                self.loops.append(current)
-            elif isinstance(current, ast.Constant) and isinstance(current.value, str):
-                self.strings.append(current)
-            elif isinstance(current, (ast.Import, ast.ImportFrom)):
-                self._import(current)
-            self._bind(current, sc)
-            for child in ast.iter_child_nodes(current):
-                self.parents[id(child)] = current
-                stack.append((child, inner))
+            elif kind is ast.ClassDef:
+                self.classes[current.name] = current  # type: ignore[attr-defined]
+            elif kind is ast.Import or kind is ast.ImportFrom:
+                self._import(current)  # type: ignore[arg-type]
+            for name in current._fields:
+                value = getattr(current, name, None)
+                if type(value) is list:
+                    for child in value:
+                        if isinstance(child, ast.AST):
+                            parents[id(child)] = current
+                            stack.append((child, inner))
+                elif isinstance(value, ast.AST) and name != "ctx":
+                    parents[id(value)] = current
+                    stack.append((value, inner))
         self.calls.sort(key=start_pos)
         self.loops.sort(key=start_pos)
         self.strings.sort(key=start_pos)
@@ -194,6 +213,12 @@ class Script:
     # -- queries ---------------------------------------------------------------------------------------------
     def qualname(self, expr: ast.AST) -> Optional[str]:
         """``nn.Linear`` -> "torch.nn.Linear" through the script's imports; None when not a dotted name."""
+        key = id(expr)
+        if key not in self._qualnames:
+            self._qualnames[key] = self._qualname(expr)
+        return self._qualnames[key]
+
+    def _qualname(self, expr: ast.AST) -> Optional[str]:
         parts: List[str] = []
         while isinstance(expr, ast.Attribute):
             parts.append(expr.attr)
@@ -235,12 +260,16 @@ class Script:
 
     def loops_around(self, node: ast.AST) -> List[ast.stmt]:
         """Enclosing loops of ``node`` in its own function, innermost first."""
+        cached = self._loops_around.get(id(node))
+        if cached is not None:
+            return cached
         found: List[ast.stmt] = []
         for anc in self.ancestors(node):
             if isinstance(anc, SCOPES + (ast.Lambda, ast.ClassDef)):
                 break
             if isinstance(anc, LOOPS):
                 found.append(anc)
+        self._loops_around[id(node)] = found
         return found
 
     def walk_local(self, nodes: List[ast.stmt]) -> Iterator[ast.AST]:
