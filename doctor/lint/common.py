@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 from typing import List, Optional
 
-from gpudoctor.lint.flow import CREATORS, Kind, Place, device_place, keyword, move_target
+from gpudoctor.lint.flow import Kind, Place, device_place, keyword, move_target
+from gpudoctor.lint.names import CREATORS
 from gpudoctor.lint.script import LOOPS, SCOPES, Script
 
 CONDITIONAL = (ast.If, ast.IfExp, ast.ExceptHandler, ast.BoolOp, ast.comprehension, ast.Lambda) + LOOPS

@@ -7,8 +7,9 @@ import re
 from typing import Any, Iterator, List, Optional, Tuple
 
 from gpudoctor.lint.common import shown
-from gpudoctor.lint.flow import CUDA_STRING, Place, device_place, keyword, move_target
+from gpudoctor.lint.flow import Place, device_place, keyword, move_target
 from gpudoctor.lint.model import Hit, rule
+from gpudoctor.lint.names import CUDA_STRING
 from gpudoctor.lint.script import Script
 
 VISIBLE = "CUDA_VISIBLE_DEVICES"

@@ -47,7 +47,8 @@ def key_of(expr: ast.AST) -> Optional[str]:
 
 def end_pos(node: ast.AST) -> Pos:
     line = getattr(node, "end_lineno", None) or getattr(node, "lineno", 0)
-    return (int(line), int(getattr(node, "end_col_offset", None) or 0))
+    col = getattr(node, "end_col_offset", None) or 0
+    return (int(line), int(col))  # type: ignore[arg-type]
 
 
 def start_pos(node: ast.AST) -> Pos:
@@ -105,7 +106,7 @@ class Script:
                 self.scopes.append(inner)
                 self._params(current, inner)
             elif kind is ast.ClassDef:
-                self.classes[current.name] = current  # type: ignore[attr-defined]
+                self.classes[current.name] = current  # type: ignore[attr-defined,assignment]
             elif kind is ast.Import or kind is ast.ImportFrom:
                 self._import(current)  # type: ignore[arg-type]
             for name in current._fields:
