@@ -66,6 +66,12 @@ def test_model_and_input_on_different_devices_are_found(code: str, line: int) ->
     "act = nn.ReLU()\nx = torch.randn(3).to(device)\ny = act(x)",
     "loss_fn = nn.MSELoss()\nx = torch.randn(3).to(device)\ny = loss_fn(x, x)",
     "model = nn.Linear(10, 2)\nx = torch.randn(8, 10)\nout = model(x)",  # both on the CPU
+    "model = nn.Linear(10, 2).cuda()\nddp = nn.parallel.DistributedDataParallel(model)\n"
+    "out = ddp(torch.randn(8, 10).cuda())",  # a wrapper is where the model it wraps is
+    "model = nn.Linear(10, 2).to(device)\nfast = torch.compile(model)\nout = fast(torch.randn(8, 10, device=device))",
+    "import copy\nnet = nn.Linear(1, 5).to(device)\nddp = nn.parallel.DistributedDataParallel(copy.deepcopy(net))\n"
+    "out = ddp(torch.randn(7, 1, device=device))",
+    "ddp = nn.parallel.DistributedDataParallel(build())\nout = ddp(torch.randn(7, 1, device=device))",
 ])
 def test_same_device_or_unknown_is_not_reported(code: str) -> None:
     assert found(body(code), select=["GD102"]) == []

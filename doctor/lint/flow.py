@@ -10,7 +10,8 @@ import ast
 import enum
 from typing import TYPE_CHECKING, Dict, Optional, Tuple
 
-from gpudoctor.lint.names import CREATORS, DEVICE_NAME, DTYPES, KEEPS_KIND, MODULE_PARAM, NOT_TENSOR, TENSOR_METHODS
+from gpudoctor.lint.names import (CREATORS, DEVICE_NAME, DTYPES, KEEPS_KIND, MODULE_PARAM, NOT_TENSOR,
+                                   TENSOR_METHODS, WRAPPERS)
 
 if TYPE_CHECKING:
     from gpudoctor.lint.script import Binding, Script
@@ -137,7 +138,7 @@ class Flow:
             return Kind.TENSOR if parts[-1] == "Parameter" else Kind.MODULE
         if name.startswith(("torchvision.models.", "torch.hub.load", "timm.create_model")):
             return Kind.MODULE
-        if name in ("torch.compile", "torch.jit.script", "torch.jit.trace") and call.args:
+        if name in ("torch.compile", "torch.jit.script", "torch.jit.trace", "copy.deepcopy") and call.args:
             return self.kind(call.args[0], depth)
         if len(parts) == 2 and parts[0] == "torch":
             return Kind.UNKNOWN if parts[1] in NOT_TENSOR else Kind.TENSOR
@@ -197,7 +198,15 @@ class Flow:
                 return Place.CPU
             if len(parts) == 3 and parts[:2] == ["torch", "cuda"] and parts[2] in CREATORS:
                 return Place.GPU
+            if name == "copy.deepcopy" and expr.args:
+                return self.place(expr.args[0], depth)
             if self.kind(expr, depth) is Kind.MODULE and not s.method(expr):
+                wrapped = [a for a in [*expr.args, *(k.value for k in expr.keywords)]
+                           if self.kind(a, depth) is Kind.MODULE]
+                if wrapped:  # DistributedDataParallel(model), torch.compile(model): where the model is
+                    return self.place(wrapped[0], depth)
+                if parts[-1] in WRAPPERS:
+                    return Place.UNKNOWN  # wraps something the flow cannot follow
                 return Place.CPU  # a freshly built module
             method = s.method(expr)
             if method in TENSOR_METHODS and method not in ("to", "cuda", "cpu"):

@@ -36,3 +36,5 @@ MODULE_PARAM = re.compile(r"^(model|net|network|module|criterion|loss_fn|loss_fu
                           re.IGNORECASE)
 DEVICE_NAME = re.compile(r"(device|dev|cuda|gpu|rank)", re.IGNORECASE)
 CUDA_STRING = re.compile(r"^cuda(:\d+)?$")
+WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel", "FullyShardedDataParallel", "Sequential",
+                      "ModuleList", "ModuleDict"})
