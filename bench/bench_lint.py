@@ -88,7 +88,8 @@ def main():
 if __name__ == "__main__":
     main()
 '''
-SETUPS = ["", "torch.manual_seed(1)", "os.environ['CUDA_VISIBLE_DEVICES'] = '0'", "torch.backends.cudnn.benchmark = True"]
+SETUPS = ["", "torch.manual_seed(1)", "os.environ['CUDA_VISIBLE_DEVICES'] = '0'",
+          "torch.backends.cudnn.benchmark = True"]
 STEPS = ["pass", "noise = torch.zeros(4).to(device)", "print(loss)", "running = loss.detach()"]
 LOADERS = ["num_workers=2, pin_memory=True", "shuffle=True", "num_workers=4", "pin_memory=True"]
 TAILS = ["torch.save(model.state_dict(), 'm.pt')", "images.to(device)", "model.cpu()", "pass"]

@@ -285,7 +285,7 @@ def verify(dataset: str, device: Optional[str], all_devices: bool, data_dir: Opt
 @click.option("-o", "--output", metavar="FILE", help="Write the findings to FILE instead of stdout.")
 @guarded
 def lint(paths: Sequence[str], **opts: Any) -> int:
-    """Find device mistakes in training scripts (.py, .ipynb, directories), without running them.
+    """Find device mistakes in training scripts (.py, .ipynb, folders; default: this one) without running them.
 
     Exit codes: 0 no findings, 1 findings, 2 a file could not be linted or bad usage.
     """

@@ -20,7 +20,8 @@ from gpudoctor.lint.rules import RULES
 ROOT = Path(__file__).resolve().parent.parent
 DISCARDED = "import torch\nx = torch.randn(3)\nx.to('cuda')\n"
 CLEAN = "import torch\nx = torch.randn(3)\n"
-LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d+) (?P<message>.+)\. Fix: (?P<fix>.+)$")
+LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d+) (?P<message>.+)\. "
+                  r"Fix: (?P<fix>.+)$")
 
 
 def lint(*args: str) -> Result:

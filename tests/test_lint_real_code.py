@@ -30,7 +30,8 @@ def test_no_correctness_rule_fires_on_any_example() -> None:
 
 def test_the_opt_in_sync_rule_finds_the_per_step_loss_items() -> None:
     # imagenet's losses.update(loss.item(), ...) and word_language_model's total_loss += loss.item()
-    assert counts(("GD203",)) == Counter({("imagenet_main.py", "GD203"): 1, ("word_language_model_main.py", "GD203"): 1})
+    assert counts(("GD203",)) == Counter({("imagenet_main.py", "GD203"): 1,
+                                          ("word_language_model_main.py", "GD203"): 1})
 
 
 def test_linting_never_imports_torch_or_the_script() -> None:

@@ -79,18 +79,20 @@ def test_same_device_or_unknown_is_not_reported(code: str) -> None:
 
 # -- GD103 loss weights ---------------------------------------------------------------------------------------
 def test_weighted_loss_never_moved_is_found_and_moved_ones_are_not() -> None:
-    code = "w = torch.tensor([1.0, 3.0])\ncriterion = nn.CrossEntropyLoss(weight=w)\nmodel = nn.Linear(2, 2).to(device)\n" \
-           "loss = criterion(model(x), y)"
+    code = "w = torch.tensor([1.0, 3.0])\ncriterion = nn.CrossEntropyLoss(weight=w)\n" \
+           "model = nn.Linear(2, 2).to(device)\nloss = criterion(model(x), y)"
     assert found(body(code), select=["GD103"]) == [(7, "GD103")]
     assert found(body(code + "\ncriterion.to(device)"), select=["GD103"]) == []
     assert found(body(code.replace("weight=w)", "weight=w).to(device)")), select=["GD103"]) == []
     assert found(body(code.replace("[1.0, 3.0])", "[1.0, 3.0], device=device)")), select=["GD103"]) == []
-    pos = "criterion = nn.BCEWithLogitsLoss(pos_weight=torch.ones(3))\nx = torch.randn(3).cuda()\nloss = criterion(x, x)"
+    pos = "criterion = nn.BCEWithLogitsLoss(pos_weight=torch.ones(3))\nx = torch.randn(3).cuda()\n" \
+          "loss = criterion(x, x)"
     assert found(body(pos), select=["GD103"]) == [(6, "GD103")]
 
 
 def test_weighted_loss_in_a_cpu_only_script_is_not_reported() -> None:
-    code = "import torch\nimport torch.nn as nn\ncriterion = nn.CrossEntropyLoss(weight=torch.ones(2))\nloss = criterion(a, b)\n"
+    code = "import torch\nimport torch.nn as nn\ncriterion = nn.CrossEntropyLoss(weight=torch.ones(2))\n" \
+           "loss = criterion(a, b)\n"
     assert found(code) == []
 
 

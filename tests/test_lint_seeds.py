@@ -119,7 +119,8 @@ def test_seed_004_loss_weight_left_on_the_cpu_is_found() -> None:
 def test_seed_004_loss_module_moved_as_the_tutorial_does_is_clean() -> None:
     moved = SEED_004_LOSS.replace("    loss = criterion", "    criterion.cuda()\n    loss = criterion")
     assert found(moved) == []
-    built_on_gpu = SEED_004_LOSS.replace("weight=torch.Tensor([1, 3])", "weight=torch.tensor([1.0, 3.0], device='cuda')")
+    built_on_gpu = SEED_004_LOSS.replace("weight=torch.Tensor([1, 3])",
+                                         "weight=torch.tensor([1.0, 3.0], device='cuda')")
     assert found(built_on_gpu) == []
 
 
