@@ -108,7 +108,8 @@ def test_directories_are_walked_for_python_files_and_notebooks_skipping_environm
 def test_notebook_code_cells_are_linted_with_cell_numbers_and_magics_skipped(project: Path) -> None:
     cells = [
         {"cell_type": "markdown", "source": ["# Dogs vs cats\n"]},
-        {"cell_type": "code", "source": ["import torch\n", "!nvidia-smi\n", "%matplotlib inline\n",
+        {"cell_type": "code", "source": ["import torch\n", "!nvidia-smi\n", "%matplotlib inline\n", "files = !ls\n",
+                                         "torch.zeros?\n", "if True:  # why?\n", "    %time x = 1\n",
                                          "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"]},
         {"cell_type": "code", "source": "%%bash\necho not python (\n"},
         {"cell_type": "code", "source": ["test_X = torch.rand(10, 50, 50)\n", "test_X.to(device)\n"]},

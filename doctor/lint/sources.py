@@ -20,6 +20,7 @@ SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "env", ".tox",
 MAX_BYTES = 10 * 1024 * 1024
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 CELL_MAGIC_PYTHON = ("%%time", "%%timeit", "%%capture", "%%prun")
+IPYTHON_ONLY = re.compile(r"^\s*([%!]|[\w.,\s]+=\s*[%!]|[\w.]+\?\??\s*$)")  # %magic, !shell, x = !cmd, obj?
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,8 @@ def _notebook(path: str, data: bytes) -> Source:
         if body and body[0].startswith("%%") and not body[0].startswith(CELL_MAGIC_PYTHON):
             continue  # %%bash and other non-Python cells
         starts.append((number, len(lines) + 1))
-        lines += ["pass  # magic" if line.lstrip().startswith(("%", "!")) else line for line in body]
+        lines += [f"{line[:len(line) - len(line.lstrip())]}pass  # magic" if IPYTHON_ONLY.match(line) else line
+                  for line in body]
     return Source(path, "\n".join(lines) + "\n", tuple(starts))
 
 
