@@ -42,6 +42,7 @@ def test_discarded_tensor_moves_are_found(code: str) -> None:
     "class T:\n    def __init__(self, model):\n        self.model = model\n        self.model.to(device)",
     "criterion = nn.CrossEntropyLoss()\ncriterion.cuda()",
     "x = torch.randn(3)\nx = x.to(device)",
+    "torch.zeros(1).cuda()",  # starts CUDA early; nothing stays behind
 ])
 def test_module_moves_and_unknown_receivers_are_not_reported(code: str) -> None:
     assert found(body(code), select=["GD101"]) == []
@@ -204,6 +205,13 @@ def test_batched_evaluation_is_not_reported(code: str) -> None:
 def test_dataloader_feeding_a_gpu(call: str, expected: list) -> None:
     code = f"from torch.utils.data import DataLoader\nloader = {call}\nmodel = nn.Linear(3, 1).to(device)"
     assert [c for _, c in found(body(code), select=["GD205"])] == expected
+
+
+def test_dataloader_over_a_dataset_already_on_the_gpu_is_not_reported() -> None:
+    code = "from torch.utils.data import DataLoader, TensorDataset\nX = torch.rand(100, 3).to(device)\n" \
+           "Y = torch.rand(100).to(device)\nds = TensorDataset(X, Y)\nloader = DataLoader(ds, batch_size=10)"
+    assert found(body(code), select=["GD205"]) == []
+    assert found(body(code.replace(".to(device)", "")) + "m = nn.Linear(3, 1).cuda()\n", select=["GD205"]) != []
 
 
 def test_dataloader_in_a_cpu_only_script_is_not_reported() -> None:

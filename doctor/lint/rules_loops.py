@@ -6,7 +6,7 @@ import ast
 from typing import Iterator, List, Optional, Tuple
 
 from gpudoctor.lint.common import gpu_uses, is_tensor, shown, step_loop_of
-from gpudoctor.lint.flow import Kind, keyword
+from gpudoctor.lint.flow import Kind, Place, keyword
 from gpudoctor.lint.model import Hit, rule
 from gpudoctor.lint.script import Script
 
@@ -149,7 +149,7 @@ def dataloader_without_workers(script: Script) -> Iterator[Hit]:
     page-lock the batches (`pin_memory=True`) so `.to(device, non_blocking=True)` can overlap the copy
     with compute. Reported only in scripts that put something on a GPU, and never for a DataLoader
     built from `**kwargs` the rule cannot read. A loader given either `num_workers` or `pin_memory`
-    was tuned on purpose and is not reported.
+    was tuned on purpose and is not reported, nor is one over a `TensorDataset` already on the GPU.
     """
     if not gpu_uses(script):
         return
@@ -161,10 +161,22 @@ def dataloader_without_workers(script: Script) -> Iterator[Hit]:
             continue
         if not (_unset(keyword(call, "num_workers"), 0) and _unset(keyword(call, "pin_memory"), False)):
             continue
+        if _on_gpu_already(script, call.args[0] if call.args else keyword(call, "dataset")):
+            continue
         yield Hit(call, "DataLoader feeding the GPU loads every batch in the training process (num_workers=0) into "
                         "pageable memory (pin_memory=False) while the GPU waits",
                   "pass num_workers=4 (or os.cpu_count() // 2) and pin_memory=True, and move batches with "
                   ".to(device, non_blocking=True)")
+
+
+def _on_gpu_already(script: Script, dataset: Optional[ast.expr]) -> bool:
+    """``TensorDataset(x_gpu, y_gpu)`` (or a name bound to one): the data is on the GPU, nothing to load."""
+    if isinstance(dataset, ast.Name):
+        bindings = script.lookup(dataset.id, dataset)
+        dataset = bindings[-1].value if len(bindings) == 1 else None
+    if not (isinstance(dataset, ast.Call) and (script.qualname(dataset.func) or "").endswith("TensorDataset")):
+        return False
+    return any(script.flow.place(arg) is Place.GPU for arg in dataset.args)
 
 
 def _unset(value: Optional[ast.expr], default: object) -> bool:

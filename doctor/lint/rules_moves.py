@@ -34,13 +34,15 @@ def discarded_move(script: Script) -> Iterator[Hit]:
     call only when the data flow shows its receiver is a tensor (made by a torch function, indexed or
     computed from a tensor, or taken from a DataLoader), never a name bound to an `nn.Module` constructor,
     to a class deriving from `nn.Module`, or a parameter named like a model (`model`, `net`, `criterion`).
+    A fresh temporary moved on its own line (`torch.zeros(1).cuda()`, a common way to start CUDA early)
+    leaves nothing behind on the old device and is not reported.
     """
     for call in script.calls:
         if script.method(call) not in ("to", "cuda", "cpu") or not isinstance(script.parent(call), ast.Expr):
             continue
         receiver = call.func.value  # type: ignore[attr-defined]
-        if script.flow.kind(receiver) is not Kind.TENSOR:
-            continue
+        if isinstance(receiver, ast.Call) or script.flow.kind(receiver) is not Kind.TENSOR:
+            continue  # a fresh temporary moved and dropped (`torch.zeros(1).cuda()`) starts CUDA on purpose
         name = shown(receiver)
         target = f"{name} = {shown(call)}" if key_of(receiver) else f"moved = {shown(call)}"
         yield Hit(call, f"the result of `{shown(call)}` is discarded: a tensor's .{script.method(call)}() returns a "
