@@ -340,3 +340,23 @@ def verify(dataset: str, device: Optional[str], all_devices: bool, data_dir: Opt
                                  data_dir=data_dir, epochs=epochs, timeout=timeout,
                                  progress=interactive(sys.stderr))
     return _finish(dataclasses.replace(collected, verify=result), catalogue, **opts)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("--format", "fmt", type=click.Choice(("text", "json", "sarif")), default="text", show_default=True,
+              help="One line per finding, JSON, or SARIF 2.1.0 (GitHub code scanning).")
+@click.option("--select", multiple=True, metavar="CODE", help="Run only these rules (code, prefix or ALL).")
+@click.option("--ignore", multiple=True, metavar="CODE", help="Skip these rules (code or prefix).")
+@click.option("--explain", metavar="CODE", help="Print what a rule finds and why (ALL lists every rule).")
+@click.option("--no-plugins", is_flag=True, help="Run only the built-in rules.")
+@click.option("-o", "--output", metavar="FILE", help="Write the findings to FILE instead of stdout.")
+@guarded
+def lint(paths: Sequence[str], **opts: Any) -> int:
+    """Find device mistakes in training scripts (.py, .ipynb, folders; default: this one) without running them.
+
+    Exit codes: 0 no findings, 1 findings, 2 a file could not be linted or bad usage.
+    """
+    from gpudoctor.lint.command import run_lint
+
+    return run_lint(paths, **opts)

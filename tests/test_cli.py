@@ -443,7 +443,7 @@ def test_verify_bad_options(calls: Dict[str, Any], verifier: Dict[str, Any]) -> 
 def test_help_lists_the_commands(calls: Dict[str, Any]) -> None:
     out = run(["--help"], 0).stdout
     assert [line.split()[0] for line in out.split("Commands:\n")[1].splitlines()] == [
-        "check", "checks", "diagnose", "examples", "facts", "mcp", "verify",
+        "check", "checks", "diagnose", "examples", "facts", "lint", "mcp", "verify",
     ]
 
 

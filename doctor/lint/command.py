@@ -1,0 +1,66 @@
+"""What ``gpudoctor lint`` does once its options are parsed: select rules, lint, print, choose the exit code."""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import click
+
+from gpudoctor.lint.model import LintResult
+
+LINT_FORMATS = ("text", "json", "sarif")
+
+
+def _split(values: Sequence[str]) -> list:
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _write(text: str, output: Optional[str]) -> None:
+    from gpudoctor.cli import UserError
+
+    if output in (None, "-"):
+        click.echo(text, nl=False)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as handle:  # type: ignore[arg-type]
+            handle.write(text)
+    except OSError as exc:
+        raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def run_lint(paths: Sequence[str], fmt: str, select: Sequence[str], ignore: Sequence[str], explain: Optional[str],
+             no_plugins: bool, output: Optional[str]) -> int:
+    """Lint ``paths``; 0 clean, 1 findings, 2 files that could not be linted or a bad selection."""
+    from gpudoctor.cli import UserError
+    from gpudoctor.lint import output as out
+    from gpudoctor.lint.engine import lint_paths
+    from gpudoctor.lint.registry import ALL, SelectionError, discover
+
+    found = discover(plugins=not no_plugins)
+    for error in found.errors:
+        click.echo(f"warning: lint plugin {error.name} ({error.source}) did not load: {error.error}", err=True)
+    if explain is not None:
+        if explain.strip().upper() == ALL:
+            _write(out.rule_table(found.rules), output)
+            return 0
+        chosen = found.find(explain)
+        if chosen is None:
+            raise UserError(f"--explain {explain}: no lint rule has that code (see `gpudoctor lint --explain ALL`)")
+        _write(out.explain(chosen), output)
+        return 0
+    try:
+        rules = found.select(_split(select), _split(ignore))
+    except SelectionError as exc:
+        raise UserError(str(exc)) from None
+    result: LintResult = lint_paths(list(paths) or ["."], rules)
+    if fmt == "json":
+        _write(out.render_json(result), output)
+    elif fmt == "sarif":
+        _write(out.render_sarif(result, rules), output)
+    else:
+        _write(out.render_text(result), output)
+    for error in result.errors:
+        click.echo(str(error), err=True)
+    if fmt == "text":
+        click.echo(out.summary(result), err=True)
+    return result.exit_code
