@@ -8,9 +8,11 @@ from typing import Any, Callable, Iterable, Iterator, List, Optional, Tuple, Typ
 
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding
+from gpudoctor.plugins import OWN_DISTRIBUTION, PluginError, load_group
+
+__all__ = ["OWN_DISTRIBUTION", "Catalogue", "Check", "PluginError", "Skip", "check", "discover", "need", "skip"]
 
 ENTRY_POINT_GROUP = "gpudoctor.checks"
-OWN_DISTRIBUTION = "torch-gpudoctor"
 
 T = TypeVar("T")
 CheckFunc = Callable[[Facts], Iterable[Finding]]
@@ -63,15 +65,6 @@ def check(id: str, title: str) -> Callable[[CheckFunc], Check]:
 
 
 @dataclass(frozen=True)
-class PluginError:
-    """An entry point that could not be loaded or did not hold checks."""
-
-    name: str
-    source: str
-    error: str
-
-
-@dataclass(frozen=True)
 class Catalogue:
     """All checks found, in order, plus the plugins that failed to load."""
 
@@ -92,21 +85,6 @@ class Catalogue:
         return Catalogue(kept, self.errors)
 
 
-def _dist_label(dist: Optional[Any]) -> str:
-    if dist is None:
-        return "unknown"
-    try:
-        return f"{dist.metadata['Name']} {dist.version}"
-    except Exception:  # noqa: BLE001 - metadata of a third-party dist can be anything
-        return "unknown"
-
-
-def _own_label() -> str:
-    from gpudoctor import __version__
-
-    return f"{OWN_DISTRIBUTION} {__version__}"
-
-
 def _as_checks(obj: Any) -> Tuple[Check, ...]:
     if isinstance(obj, Check):
         return (obj,)
@@ -116,43 +94,14 @@ def _as_checks(obj: Any) -> Tuple[Check, ...]:
 
 
 def builtin_checks() -> Tuple[Check, ...]:
+    """The built-in checks, imported directly (the catalogue as the entry point names it)."""
     from gpudoctor.checks import CHECKS
 
-    source = _own_label()
-    return tuple(c.with_source(source) for c in CHECKS)
-
-
-def _entry_points() -> List[Any]:
-    from gpudoctor.entrypoints import entry_points
-
-    return list(entry_points(ENTRY_POINT_GROUP))
+    return _as_checks(CHECKS)
 
 
 def discover(plugins: bool = True, entry_points: Optional[List[Any]] = None) -> Catalogue:
-    """Built-in checks first, then each plugin's; a plugin that fails to load is recorded, not raised."""
-    checks: List[Check] = list(builtin_checks())
-    errors: List[PluginError] = []
-    if not plugins:
-        return Catalogue(tuple(checks))
-    seen = {c.id for c in checks}
-    for ep in entry_points if entry_points is not None else _entry_points():
-        dist = getattr(ep, "dist", None)
-        label = _dist_label(dist)
-        if dist is not None and _dist_label(dist).split(" ")[0].lower().replace("_", "-") == OWN_DISTRIBUTION:
-            continue  # the built-ins, already loaded
-        try:
-            loaded = _as_checks(ep.load())
-        except BaseException as exc:  # noqa: BLE001 - a broken plugin must never stop the doctor
-            if isinstance(exc, (KeyboardInterrupt, SystemExit)) and not isinstance(exc, SystemExit):
-                raise
-            errors.append(PluginError(ep.name, label, f"{type(exc).__name__}: {exc}"))
-            continue
-        for c in loaded:
-            if c.id in seen:
-                errors.append(PluginError(ep.name, label, f"check id {c.id!r} is already taken"))
-                continue
-            seen.add(c.id)
-            checks.append(c.with_source(label))
-    return Catalogue(tuple(checks), tuple(errors))
-
-
+    """The built-in checks through their entry point, then each plugin's; a broken plugin is a row, not a raise."""
+    loaded = load_group(ENTRY_POINT_GROUP, _as_checks, lambda c: c.id, "check id", builtin_checks,
+                        plugins=plugins, found=entry_points)
+    return Catalogue(tuple(c.with_source(source) for c, source in loaded.items), loaded.errors)

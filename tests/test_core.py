@@ -222,7 +222,9 @@ def test_plugins_load_and_broken_plugins_become_rows() -> None:
     ]
     catalogue = discover(plugins=True, entry_points=eps)
     plugin_checks = [c for c in catalogue.checks if c.id.startswith("demo.")]
-    assert [(c.id, c.source) for c in plugin_checks] == [("demo.ok", "gpudoctor-demo 1.2")]
+    # gpudoctor's own entry point is where the built-ins come from, and they load first
+    assert [(c.id, c.source) for c in plugin_checks] == [("demo.warn", "torch-gpudoctor 0.1.0"),
+                                                          ("demo.ok", "gpudoctor-demo 1.2")]
     assert [(e.name, e.source, e.error) for e in catalogue.errors] == [
         ("broken", "gpudoctor-broken 0.1", "ImportError: No module named 'missing_dep'"),
         ("junk", "gpudoctor-junk 0.1", "TypeError: expected a Check or a list of Checks, got int"),
@@ -239,7 +241,10 @@ def test_duplicate_check_ids_from_plugins_are_refused() -> None:
     if not builtin_ids:
         pytest.skip("no built-in checks registered")
     clash = replace(_ok, id=builtin_ids[0])
-    eps = [FakeEntryPoint("clash", lambda: [clash], FakeDist("gpudoctor-clash", "1.0"))]
+    from gpudoctor.checks import CHECKS
+
+    eps = [FakeEntryPoint("builtin", lambda: CHECKS, FakeDist("torch-gpudoctor", "0.1.0")),
+           FakeEntryPoint("clash", lambda: [clash], FakeDist("gpudoctor-clash", "1.0"))]
     catalogue = discover(plugins=True, entry_points=eps)
     assert [c.id for c in catalogue.checks] == builtin_ids
     assert catalogue.errors[0].error == f"check id {builtin_ids[0]!r} is already taken"

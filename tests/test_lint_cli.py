@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from gpudoctor.cli import main
-from gpudoctor.entrypoints import Dist, EntryPoint
+from importlib.metadata import EntryPoint
 from gpudoctor.lint import Hit, rule
 from gpudoctor.lint.registry import discover
 from gpudoctor.lint.rules import RULES
@@ -176,12 +176,17 @@ def test_the_built_in_rules_are_the_ones_the_entry_point_names() -> None:
     text = (ROOT / "pyproject.toml").read_text()
     value = re.search(r'\[project\.entry-points\."gpudoctor\.lint"\]\nbuiltin = "([^"]+)"', text)
     assert value is not None
-    assert EntryPoint("builtin", value.group(1), Dist("torch-gpudoctor", "0")).load() is RULES
+    assert EntryPoint("builtin", value.group(1), "gpudoctor.lint").load() is RULES
+
+
+class FakeDist:
+    def __init__(self, name: str) -> None:
+        self.metadata, self.version = {"Name": name}, "1.0"
 
 
 class FakeEntryPoint:
     def __init__(self, name: str, obj: object, dist: str = "mypkg") -> None:
-        self.name, self.obj, self.dist = name, obj, Dist(dist, "1.0")
+        self.name, self.obj, self.dist = name, obj, FakeDist(dist)
 
     def load(self) -> object:
         if isinstance(self.obj, Exception):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, List, Optional, Set, Tuple
 
 from gpudoctor.lint.model import Rule
-from gpudoctor.registry import OWN_DISTRIBUTION, PluginError, _dist_label, _own_label
+from gpudoctor.plugins import PluginError, load_group
 
 ENTRY_POINT_GROUP = "gpudoctor.lint"
 ALL = "ALL"
@@ -64,37 +64,14 @@ def _as_rules(obj: Any) -> Tuple[Rule, ...]:
 
 
 def builtin_rules() -> Tuple[Rule, ...]:
+    """The built-in rules, imported directly (the list as the entry point names it)."""
     from gpudoctor.lint.rules import RULES
 
-    source = _own_label()
-    return tuple(r.with_source(source) for r in RULES)
+    return _as_rules(RULES)
 
 
 def discover(plugins: bool = True, entry_points: Optional[List[Any]] = None) -> RuleSet:
-    """Built-in rules first, then each plugin's; a plugin that fails to load is recorded, not raised."""
-    rules: List[Rule] = list(builtin_rules())
-    errors: List[PluginError] = []
-    if not plugins:
-        return RuleSet(tuple(rules))
-    if entry_points is None:
-        from gpudoctor.entrypoints import entry_points as read
-
-        entry_points = list(read(ENTRY_POINT_GROUP))
-    seen = {r.code for r in rules}
-    for ep in entry_points:
-        dist = getattr(ep, "dist", None)
-        label = _dist_label(dist)
-        if dist is not None and label.split(" ")[0].lower().replace("_", "-") == OWN_DISTRIBUTION:
-            continue  # the built-ins, already loaded
-        try:
-            loaded = _as_rules(ep.load())
-        except Exception as exc:  # noqa: BLE001 - a broken plugin must never stop the linter
-            errors.append(PluginError(ep.name, label, f"{type(exc).__name__}: {exc}"))
-            continue
-        for found in loaded:
-            if found.code in seen:
-                errors.append(PluginError(ep.name, label, f"lint rule code {found.code!r} is already taken"))
-                continue
-            seen.add(found.code)
-            rules.append(found.with_source(label))
-    return RuleSet(tuple(rules), tuple(errors))
+    """The built-in rules through their entry point, then each plugin's; a broken plugin is recorded, not raised."""
+    loaded = load_group(ENTRY_POINT_GROUP, _as_rules, lambda r: r.code, "lint rule code", builtin_rules,
+                        plugins=plugins, found=entry_points)
+    return RuleSet(tuple(r.with_source(source) for r, source in loaded.items), loaded.errors)
