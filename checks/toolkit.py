@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from gpudoctor.pep508 import InvalidRequirement, Requirement, parse_requirement
+from packaging.requirements import InvalidRequirement, Requirement
 
 from gpudoctor import compat
 from gpudoctor.checks import _fix
@@ -84,8 +84,10 @@ def requirements(dist: Optional[Distribution], env: Optional[Dict[str, str]], ex
     found: List[Requirement] = []
     for line in dist.requires if dist else ():
         try:
-            req = parse_requirement(line)
+            req = Requirement(line)
         except InvalidRequirement:
+            continue
+        if req.url:
             continue
         if req.marker is None:
             found.append(req)
@@ -149,8 +151,8 @@ def nvidia_requirements(facts: Facts) -> List[Tuple[Requirement, Optional[Distri
             parts = requirements(toolkit, env, tuple(sorted(req.extras)))
             if not parts:
                 wanted = [TOOLKIT_EXTRAS[e] for e in sorted(req.extras) if e in TOOLKIT_EXTRAS]
-                parts = [parse_requirement(w) for w in wanted if not (w == "nvidia-cufile" and facts.platform.system == "Windows")]
-            out.extend((parse_requirement(f"{p.name}{p.specifier}"), facts.package(p.name)) for p in parts)
+                parts = [Requirement(w) for w in wanted if not (w == "nvidia-cufile" and facts.platform.system == "Windows")]
+            out.extend((Requirement(f"{p.name}{p.specifier}"), facts.package(p.name)) for p in parts)
     return out
 
 
