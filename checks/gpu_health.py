@@ -148,7 +148,8 @@ def ecc(facts: Facts) -> Iterator[Finding]:
         evidence = (f"gpus[{g.index}].ecc_uncorrected_volatile", f"gpus[{g.index}].remapped_rows_pending")
 
         def add(severity: Severity, summary: str, detail: str, fix: Fix, link: str) -> None:
-            found.append(Finding("gpu.ecc", severity, f"{_label(g)}: {summary}", detail, fix, (link,), evidence))
+            found.append(Finding("gpu.ecc", severity, f"{_label(g)}: {summary}", detail, fix, (link,),  # noqa: B023
+                                 evidence))  # noqa: B023 - called only inside this iteration
 
         reset_fix = Fix("Reset the GPU with no process using it (or reboot); if the errors return, the "
                         "board needs service.", (query, reset))

@@ -35,7 +35,7 @@ def from_plain(tp: Any, value: Any, path: str) -> Any:
     """Build a value of type ``tp`` from JSON data: missing keys take defaults, unknown keys are ignored."""
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
-    if origin is Union or (hasattr(types, "UnionType") and isinstance(tp, getattr(types, "UnionType"))):
+    if origin is Union or (hasattr(types, "UnionType") and isinstance(tp, types.UnionType)):
         if value is None:
             return None
         inner = [a for a in args if a is not type(None)]

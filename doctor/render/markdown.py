@@ -118,7 +118,7 @@ def _body(report: Report, verbose: bool, cap: Optional[int]) -> List[str]:
     notes = [(r, f) for r in report.results for f in r.findings if f.severity is Severity.INFO]
     if verbose and notes:
         lines += ["#### Notes", ""]
-        for result, finding in notes:
+        for _result, finding in notes:
             lines.append(f"- {md_escape(finding.summary)} (`{finding.code}`)")
         lines.append("")
     return lines

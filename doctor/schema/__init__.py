@@ -24,7 +24,7 @@ Defs = Dict[str, Dict[str, Any]]
 
 def _nullable(tp: Any) -> bool:
     origin = typing.get_origin(tp)
-    is_union = origin is Union or (hasattr(types, "UnionType") and isinstance(tp, getattr(types, "UnionType")))
+    is_union = origin is Union or (hasattr(types, "UnionType") and isinstance(tp, types.UnionType))
     return is_union and type(None) in typing.get_args(tp)
 
 
