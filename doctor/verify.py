@@ -42,6 +42,7 @@ def run_verify(
     progress: bool,
     *,
     cpu_seconds: float = DEFAULT_CPU_SECONDS,
+    cpu_steps: Optional[int] = None,
     train_size: Optional[int] = None,
     test_size: Optional[int] = None,
     bench: bool = True,
@@ -49,7 +50,8 @@ def run_verify(
 ) -> VerifyFacts:
     """Verify the first GPU (or ``device``, or every GPU) and the CPU baseline; raise VerifyInputError for bad input.
 
-    ``timeout`` limits each worker process; ``cpu_seconds`` is the CPU baseline's training time per model.
+    ``timeout`` limits each worker process; ``cpu_seconds`` is the CPU baseline's training time per model, or
+    ``cpu_steps`` its number of training steps (then what the baseline trains does not depend on the CPU's speed).
     """
     target = _check(dataset, device, all_devices, epochs, timeout)
     exe = _interpreter(python)
@@ -62,6 +64,7 @@ def run_verify(
         ("--epochs", epochs),
         ("--train-size", train_size),
         ("--test-size", test_size),
+        ("--cpu-steps", cpu_steps),
     ):
         if value is not None:
             common += [flag, str(value)]

@@ -100,8 +100,10 @@ def train(
     budget_s: Optional[float],
     report: Report,
     fault: Optional[Callable[[], None]] = None,
+    budget_steps: Optional[int] = None,
 ) -> Dict[str, Any]:
-    """Train ``name`` on ``device`` and return the ModelRun fields; ``budget_s`` stops it early (CPU baseline).
+    """Train ``name`` on ``device`` and return the ModelRun fields; ``budget_s`` seconds or ``budget_steps`` steps
+    stop it early (the CPU baseline: seconds for users, steps where the outcome must not depend on speed).
 
     ``report(event, **fields)`` receives throttled PROGRESS events and one EPOCH event per epoch.
     """
@@ -138,6 +140,9 @@ def train(
         steps = 0
         for step in range(steps_per_epoch):
             if budget_s is not None and done and trained_s + time.perf_counter() - start >= budget_s:
+                stopped = True
+                break
+            if budget_steps is not None and epoch * steps_per_epoch + step >= max(1, budget_steps):
                 stopped = True
                 break
             if fault is not None:

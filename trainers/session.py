@@ -25,6 +25,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--test-size", type=int)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cpu-seconds", type=float, default=3.0, help="training time per model on the CPU")
+    p.add_argument("--cpu-steps", type=int, help="training steps per model on the CPU instead of a time budget")
     p.add_argument("--no-bench", action="store_true")
     p.add_argument("--bench-n", type=int, help="matrix size (default: 8192, or 4096 under 16 GiB)")
     p.add_argument("--bench-bytes", type=int, help="bytes per copy (default: 256 MiB, or 64 MiB under 4 GiB)")
@@ -206,18 +207,23 @@ def _train_all(
         for model in models:
             em.emit(RUN, model=model, device=label, error=error)
         return
-    budget = args.cpu_seconds if label == "cpu" else None
+    on_cpu = label == "cpu"
+    budget = args.cpu_seconds if on_cpu and args.cpu_steps is None else None
+    steps = args.cpu_steps if on_cpu else None
     for model in models:
         em.emit(STAGE, stage="train", device=label, model=model)
         report = functools.partial(_relay, em, model, label)
         try:
-            run = loop.train(model, on_device, RECIPES[model], device, epochs, args.seed, budget, report, fault)
+            run = loop.train(model, on_device, RECIPES[model], device, epochs, args.seed, budget, report, fault, steps)
         except Exception as exc:  # noqa: BLE001 - out of memory, CUDA errors: recorded, next model
             run = {"model": model, "error": sanity.error_text(exc)}
             if device.type == "cuda":
                 torch.cuda.empty_cache()
-        required, basis = required_accuracy(args.dataset, model, epochs, bundle.train_size, bundle.test_size)
-        run.update(device=label, accuracy_required=required, accuracy_basis=basis)
+        run.update(device=label)
+        if not run.get("error"):
+            seen = int(run.get("samples") or 0)
+            required, basis = required_accuracy(args.dataset, model, seen, bundle.train_size, bundle.test_size)
+            run.update(accuracy_required=required, accuracy_basis=basis)
         em.emit(RUN, **run)
 
 
