@@ -117,6 +117,17 @@ def _matmul_findings(dev: DeviceResult, name: str) -> Iterator[Finding]:
                 f"{name}: the {m.dtype} matrix product failed: {m.error}",
                 evidence=("verify.devices",),
             )
+        elif m.dtype == "tf32" and (m.tf32_override or "").strip() == "0":
+            yield Finding(
+                "verify.tf32-disabled",
+                Severity.INFO,
+                f"{name}: tf32 matmul {m.tflops:,.1f} TFLOP/s: NVIDIA_TF32_OVERRIDE=0 turned TF32 off, so this row "
+                "measured plain fp32",
+                detail="observed: NVIDIA_TF32_OVERRIDE=0 in the environment; the CUDA libraries then ignore torch's "
+                "allow_tf32. Unset it to let fp32 training use the tensor cores.",
+                fix=Fix("Unset the variable where TF32 is wanted.", ("unset NVIDIA_TF32_OVERRIDE",)),
+                evidence=("verify.devices",),
+            )
         elif m.peak_tflops:
             share = m.tflops / m.peak_tflops
             peak = f"{m.peak_tflops:,.1f} TFLOP/s peak"

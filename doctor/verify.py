@@ -167,7 +167,8 @@ def _device_section(outcome: launch.Outcome, hello: Optional[Dict[str, Any]]) ->
     if label is None or label == "cpu":
         return None
     info = next((d for d in (hello or {}).get("devices", []) if d.get("device") == label), {})
-    section: Dict[str, Any] = {k: info.get(k) for k in ("name", "compute_capability", "total_memory_mib", "pci_bus_id")}
+    keys = ("name", "compute_capability", "total_memory_mib", "pci_bus_id", "sm_count")
+    section: Dict[str, Any] = {k: info.get(k) for k in keys}
     failure = outcome.failure()
     section.update(
         device=label,
@@ -175,7 +176,7 @@ def _device_section(outcome: launch.Outcome, hello: Optional[Dict[str, Any]]) ->
         last_stage=outcome.last_stage if failure else None,
     )
     if smoke is not None:
-        section.update(smoke_ok=bool(smoke.get("ok")), smoke_error=smoke.get("error"))
+        section.update(smoke_ok=bool(smoke.get("ok")), smoke_error=smoke.get("error"), smoke_step=smoke.get("step"))
     section["parity"] = [p for p in outcome.events(PARITY) if _valid({"devices": [{"parity": [p]}]})]
     bench = outcome.first(BENCH) or {}
     section["matmul"] = [m for m in bench.get("matmul", []) if _valid({"devices": [{"matmul": [m]}]})]
@@ -203,7 +204,11 @@ def _assemble(
         if kind and error:
             failures.append({"worker": job.label, "kind": kind, "error": error, "stage": outcome.last_stage})
     parity = [p for d in devices for p in d.get("parity", [])]
-    diffs = [max(p.get("loss_rel_diff") or 0.0, p.get("grad_rel_diff") or 0.0) for p in parity if not p.get("error")]
+    diffs = [
+        max(p.get("loss_rel_diff") or 0.0, p.get("logits_rel_diff") or 0.0, p.get("grad_rel_diff") or 0.0)
+        for p in parity
+        if not p.get("error")
+    ]
     smokes = [d.get("smoke_ok") for d in devices if d.get("smoke_ok") is not None]
     section: Dict[str, Any] = {
         "dataset": dataset,

@@ -36,13 +36,19 @@ class ModelRun:
 
 @dataclass(frozen=True)
 class ParityResult:
-    """Forward and backward of one model with identical weights and batch on the CPU and on the GPU (TF32 off)."""
+    """Forward and backward of one model with identical weights and batch on the CPU and on the GPU (TF32 off).
+
+    Logits and loss are compared in fp32; gradients in float64, where ReLU and max-pool flips do not happen (records
+    without ``grad_tolerance`` compared fp32 gradients against ``tolerance``).
+    """
 
     model: str = ""
     loss_rel_diff: Optional[float] = None
     grad_rel_diff: Optional[float] = None  # the largest over all parameters
     worst: Optional[str] = None  # the parameter whose gradient differs most
-    tolerance: Optional[float] = None
+    tolerance: Optional[float] = None  # for the logits and the loss
+    logits_rel_diff: Optional[float] = None
+    grad_tolerance: Optional[float] = None  # for the float64 gradients
     ok: Optional[bool] = None
     error: Optional[str] = None
 
@@ -57,6 +63,7 @@ class MatmulResult:
     peak_tflops: Optional[float] = None  # the data-sheet peak of this GPU model, where known
     peak_source: Optional[str] = None
     error: Optional[str] = None
+    tf32_override: Optional[str] = None  # NVIDIA_TF32_OVERRIDE in the worker (tf32 rows); "0" turns TF32 off
 
 
 @dataclass(frozen=True)
@@ -79,8 +86,10 @@ class DeviceResult:
     compute_capability: Optional[Tuple[int, int]] = None
     total_memory_mib: Optional[int] = None
     pci_bus_id: Optional[str] = None  # "0000:65:00.0", to match NVML's GPU
+    sm_count: Optional[int] = None  # streaming multiprocessors torch sees (a MIG slice has a share of them)
     smoke_ok: Optional[bool] = None
     smoke_error: Optional[str] = None
+    smoke_step: Optional[str] = None  # the step that failed: context, copy, elementwise, reduction, matmul, copy back
     parity: Tuple[ParityResult, ...] = ()
     matmul: Tuple[MatmulResult, ...] = ()
     copies: Tuple[CopyResult, ...] = ()

@@ -269,6 +269,8 @@ def test_smoke_and_parity_on_the_cpu_agree_exactly() -> None:
     assert sanity.parity("cnn", (batch.x_train, batch.y_train), CPU, 0) == {
         "model": "cnn",
         "tolerance": 1e-3,
+        "grad_tolerance": 1e-6,
+        "logits_rel_diff": 0.0,
         "loss_rel_diff": 0.0,
         "grad_rel_diff": 0.0,
         "worst": "",
@@ -313,8 +315,46 @@ def test_matmul_benchmark_measures_and_cpu_skips_copies() -> None:
         ("NVIDIA GH200 480GB", None),
         ("NVIDIA GeForce GTX 1080", None),
         (None, None),
+        ("NVIDIA A40", (37.4, 74.8, 149.7)),
+        ("NVIDIA A100-PCIE-40GB", (19.5, 156.0, 312.0)),
+        ("Tesla V100-SXM2-16GB", (15.7, None, None)),
+        # whole names only: a word the table does not know gets no peak rather than another card's
+        ("NVIDIA GeForce RTX 4090 Laptop GPU", None),
+        ("NVIDIA GeForce RTX 4090 D", None),
+        ("NVIDIA GeForce RTX 3090 Ti", None),
+        ("NVIDIA GeForce RTX 4080 SUPER", None),
+        ("NVIDIA GeForce RTX 4090 with Max-Q Design", None),
+        ("Tesla V100-SXM3-32GB", None),
+        ("Tesla V100-FHHL-16GB", None),
+        ("Tesla V100S-PCIE-32GB", None),
+        ("NVIDIA A10G", None),
+        ("NVIDIA L40 Something", None),
     ],
 )
 def test_peak_table(name: Any, expected: Any) -> None:
     found = peaks.lookup(name)
     assert (None if found is None else (found["fp32"], found["tf32"], found["bf16"])) == expected
+
+
+def test_a_mig_slice_gets_its_share_of_the_peak_or_none() -> None:
+    by_sms = peaks.lookup("NVIDIA H100 80GB HBM3 MIG 1g.10gb", sm_count=16)
+    assert by_sms is not None and (by_sms["fp32"], by_sms["bf16"]) == (round(67.0 * 16 / 132, 1), 119.9)
+    assert str(by_sms["source"]).endswith("scaled to this MIG slice's 16 of 132 SMs")
+    by_profile = peaks.lookup("NVIDIA A100-SXM4-40GB MIG 3g.20gb")
+    assert by_profile is not None and by_profile["fp32"] == round(19.5 * 3 / 7, 1)
+    whole = peaks.lookup("NVIDIA H100 80GB HBM3 MIG 7g.80gb", sm_count=132)
+    assert whole is not None and whole["fp32"] == 67.0
+    assert peaks.lookup("NVIDIA H100 80GB HBM3 MIG 9g.99gb") is None
+
+
+def test_volta_and_turing_tensor_cores_have_an_fp16_peak() -> None:
+    assert [(peaks.lookup(n) or {}).get("fp16") for n in ("Tesla T4", "Tesla V100-SXM2-32GB", "NVIDIA L4")] == [
+        65.0,
+        125.0,
+        121.0,
+    ]
+    result = bench.run(CPU, "Tesla T4", 16, 1024, 0.01, kinds=("fp32", "fp16"))
+    assert [(m["dtype"], m["peak_tflops"], m.get("error")) for m in result["matmul"]] == [
+        ("fp32", 8.1, None),
+        ("fp16", 65.0, None),
+    ]

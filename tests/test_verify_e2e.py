@@ -306,3 +306,18 @@ def test_missing_data_offline_is_an_input_error(tmp_path: Path, monkeypatch: pyt
         f"t10k-labels-idx1-ubyte.gz in {tmp_path}/MNIST/raw, or pass --data-dir a folder holding MNIST/raw; "
         "--train synthetic needs no files."
     )
+
+
+def test_a_wrong_kernel_fails_parity_and_a_fatal_cuda_error_keeps_its_record() -> None:
+    v = verify(epochs=1, **{ACCELERATOR_ENV: "cpu", FAULT_ENV: "wrong-kernel@cuda:0,fatal@cuda:0"})
+    assert v.failures == ()  # empty_cache raising after the fatal error did not stop the worker
+    (dev,) = v.devices
+    assert [(p.model, p.ok, p.error) for p in dev.parity] == [("fnn", False, None), ("cnn", False, None)]
+    assert all((p.grad_rel_diff or 0) > 1e-6 for p in dev.parity)
+    assert [(r.model, r.device, r.error) for r in v.runs[:2]] == [
+        ("fnn", "cuda:0", "RuntimeError: CUDA error: an illegal memory access was encountered"),
+        ("cnn", "cuda:0", None),
+    ]
+    got = verdicts(v)
+    assert got["verify.parity"] == ("fail", ["verify.parity-failed", "verify.parity-failed"])
+    assert got["verify.learning"][1][0] == "verify.run-failed"

@@ -47,6 +47,7 @@ def _hello(torch: Any, em: Emitter, stand_ins: int) -> Dict[str, Any]:
         "torch": getattr(torch, "__version__", None),
         "cuda_build": getattr(torch.version, "cuda", None),
         "threads": torch.get_num_threads(),
+        "tf32_override": os.environ.get("NVIDIA_TF32_OVERRIDE"),
         "devices": [],
     }
     with warnings.catch_warnings(record=True) as caught:
@@ -68,6 +69,7 @@ def _hello(torch: Any, em: Emitter, stand_ins: int) -> Dict[str, Any]:
                         "compute_capability": [props.major, props.minor],
                         "total_memory_mib": int(props.total_memory) // (1024 * 1024),
                         "pci_bus_id": bus,
+                        "sm_count": getattr(props, "multi_processor_count", None),
                     }
                 )
         except Exception as exc:  # noqa: BLE001 - the reason is the point
@@ -87,11 +89,7 @@ def _hello(torch: Any, em: Emitter, stand_ins: int) -> Dict[str, Any]:
 
 def _fault(em: Emitter, torch: Any, label: str) -> Optional[Callable[[], None]]:
     """The test hook: ``kind`` or ``kind@device`` (comma-separated) fires once, at the worker's first training step."""
-    kinds = [
-        k
-        for k, _, where in (e.partition("@") for e in os.environ.get(FAULT_ENV, "").split(","))
-        if k and where in ("", label)
-    ]
+    kinds = [k for k in _planted(label) if k != "wrong-kernel"]
     if not kinds:
         return None
     kind = kinds[0]
@@ -109,6 +107,8 @@ def _fault(em: Emitter, torch: Any, label: str) -> Optional[Callable[[], None]]:
         elif kind == "garbage":
             em.raw('Segmentation fault handler: <<<\x1b[31m not json\n{"event": "progress", \n')
             os._exit(0)
+        elif kind == "fatal":
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
         elif kind == "oom":
             error = getattr(torch, "OutOfMemoryError", RuntimeError)
             raise error(
@@ -117,6 +117,23 @@ def _fault(em: Emitter, torch: Any, label: str) -> Optional[Callable[[], None]]:
             )
 
     return fire
+
+
+def _planted(label: str) -> List[str]:
+    """The fault kinds the test hook plants for ``label``."""
+    entries = (e.partition("@") for e in os.environ.get(FAULT_ENV, "").split(","))
+    return [k for k, _, where in entries if k and where in ("", label)]
+
+
+def _planted_release(label: str) -> Optional[Callable[[], None]]:
+    """Under the "fatal" test hook, the stand-in's empty_cache raises as CUDA's does after a fatal error."""
+    if "fatal" not in _planted(label):
+        return None
+
+    def release() -> None:
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+    return release
 
 
 def _relay(em: Emitter, model: str, label: str, event: str, **fields: Any) -> None:
@@ -180,9 +197,15 @@ def _kernels_agree(torch: Any, em: Emitter, args: argparse.Namespace, bundle: An
     mean, std = NORMALISE[args.dataset]
     first = data.Bundle(bundle.name, bundle.x_train[:64], bundle.y_train[:64], bundle.x_test[:1], bundle.y_test[:1])
     batch = loop.to_device(first, torch.device("cpu"), mean, std)
+    planted: Optional[Callable[[Any], None]] = None
+    if "wrong-kernel" in _planted(label):
+        from . import perturb
+
+        planted = perturb.wrong_kernel
     for model in MODELS[args.dataset]:
         em.emit(STAGE, stage="parity", device=label, model=model)
-        em.emit(PARITY, device=label, **sanity.parity(model, (batch.x_train, batch.y_train), device, args.seed))
+        result = sanity.parity(model, (batch.x_train, batch.y_train), device, args.seed, planted)
+        em.emit(PARITY, device=label, **result)
     return True
 
 
@@ -208,23 +231,35 @@ def _train_all(
             em.emit(RUN, model=model, device=label, error=error)
         return
     on_cpu = label == "cpu"
+    stand_in_release = _planted_release(label) if device.type != "cuda" else None
     budget = args.cpu_seconds if on_cpu and args.cpu_steps is None else None
     steps = args.cpu_steps if on_cpu else None
     for model in models:
         em.emit(STAGE, stage="train", device=label, model=model)
         report = functools.partial(_relay, em, model, label)
+        failed = False
         try:
             run = loop.train(model, on_device, RECIPES[model], device, epochs, args.seed, budget, report, fault, steps)
         except Exception as exc:  # noqa: BLE001 - out of memory, CUDA errors: recorded, next model
-            run = {"model": model, "error": sanity.error_text(exc)}
-            if device.type == "cuda":
-                torch.cuda.empty_cache()
+            run, failed = {"model": model, "error": sanity.error_text(exc)}, True
         run.update(device=label)
         if not run.get("error"):
             seen = int(run.get("samples") or 0)
             required, basis = required_accuracy(args.dataset, model, seen, bundle.train_size, bundle.test_size)
             run.update(accuracy_required=required, accuracy_basis=basis)
-        em.emit(RUN, **run)
+        em.emit(RUN, **run)  # first: after a fatal CUDA error anything else may raise too
+        if failed and (device.type == "cuda" or stand_in_release is not None):
+            _release(torch, em, label, stand_in_release)
+
+
+def _release(torch: Any, em: Emitter, label: str, release: Optional[Callable[[], None]]) -> None:
+    """Give cached GPU memory back after a failed run; after a fatal CUDA error that call raises too, which is noted."""
+    from .sanity import error_text
+
+    try:
+        (release or torch.cuda.empty_cache)()
+    except Exception as exc:  # noqa: BLE001 - the run's record is already out
+        em.emit(STAGE, stage="release", device=label, error=error_text(exc))
 
 
 def _bench(em: Emitter, args: argparse.Namespace, gpu: Dict[str, Any], device: Any, label: str, stand_in: bool) -> None:
@@ -237,5 +272,7 @@ def _bench(em: Emitter, args: argparse.Namespace, gpu: Dict[str, Any], device: A
     nbytes = args.bench_bytes or ((256 if memory >= 4 * 1024 else 64) << 20)
     seconds = min(args.bench_seconds, 0.05) if stand_in else args.bench_seconds
     cc = gpu.get("compute_capability")
-    kinds = ("fp32",) if cc and cc[0] < 8 else ("fp32", "tf32", "bf16")  # TF32 and BF16 need sm_80 or newer
-    em.emit(BENCH, device=label, **bench.run(device, gpu.get("name"), n, nbytes, seconds, kinds))
+    # TF32 and BF16 need sm_80 or newer; Volta and Turing have fp16 tensor cores only
+    kinds = ("fp32", "fp16") if cc and cc[0] < 8 else ("fp32", "tf32", "bf16")
+    result = bench.run(device, gpu.get("name"), n, nbytes, seconds, kinds, gpu.get("sm_count"))
+    em.emit(BENCH, device=label, **result)

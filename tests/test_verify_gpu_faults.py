@@ -1,0 +1,120 @@
+"""What verify does when a GPU misbehaves, on the CPU stand-in with the faults planted: the smoke test's order,
+a refused pinned allocation, a fatal CUDA error during training, NVIDIA_TF32_OVERRIDE, error texts."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any, Dict, List
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from gpudoctor.checks.verify import CHECKS  # noqa: E402
+from gpudoctor.facts import Facts  # noqa: E402
+from gpudoctor.registry import Catalogue  # noqa: E402
+from gpudoctor.runner import run_checks  # noqa: E402
+from gpudoctor.trainers import bench, sanity, session  # noqa: E402
+from gpudoctor.trainers.protocol import Emitter  # noqa: E402
+from gpudoctor.verify_facts import DeviceResult, MatmulResult, VerifyFacts  # noqa: E402
+
+CPU = torch.device("cpu")
+NO_KERNEL = "CUDA error: no kernel image is available for execution on the device"
+
+
+def findings(v: VerifyFacts, check: str) -> List[Any]:
+    report = run_checks(Catalogue(tuple(CHECKS)), Facts(verify=v))
+    return next(r.findings for r in report.results if r.check == check)
+
+
+def test_the_smoke_test_runs_torchs_elementwise_kernel_before_any_matmul(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: List[str] = []
+    sin, matmul = torch.Tensor.sin, torch.Tensor.__matmul__
+
+    def no_kernel_image(self: Any) -> Any:
+        calls.append("sin")
+        raise RuntimeError(NO_KERNEL)
+
+    def traced_matmul(self: Any, other: Any) -> Any:
+        calls.append("matmul")
+        return matmul(self, other)
+
+    monkeypatch.setattr(torch.Tensor, "sin", no_kernel_image)
+    monkeypatch.setattr(torch.Tensor, "__matmul__", traced_matmul)
+    result = sanity.smoke(CPU)
+    monkeypatch.setattr(torch.Tensor, "sin", sin)
+    assert calls == ["sin"]  # an architecture without kernels fails in torch's own kernel, before cuBLAS
+    assert result == {"ok": False, "step": "elementwise", "error": f"RuntimeError: {NO_KERNEL}"}
+
+
+def test_a_failed_pinned_allocation_is_recorded_as_pinned_and_pageable_results_stand() -> None:
+    def refuse(_t: Any) -> Any:
+        raise RuntimeError("CUDA error: out of memory (cudaHostAlloc)")
+
+    rows = bench.copies(CPU, 4096, 0.001, pin=refuse)
+    assert [(r["memory"], r["direction"], "gb_per_s" in r, r.get("error")) for r in rows] == [
+        ("pageable", "h2d", True, None),
+        ("pageable", "d2h", True, None),
+        ("pinned", "h2d", False, "RuntimeError: CUDA error: out of memory (cudaHostAlloc)"),
+        ("pinned", "d2h", False, "RuntimeError: CUDA error: out of memory (cudaHostAlloc)"),
+    ]
+
+
+def test_nvidia_tf32_override_is_recorded_and_the_tf32_row_is_not_judged_against_tf32(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("NVIDIA_TF32_OVERRIDE", "0")
+    record = bench.matmul(CPU, "tf32", 16, 0.001)
+    assert record["tf32_override"] == "0"
+    assert "tf32_override" not in bench.matmul(CPU, "fp32", 16, 0.001)
+    dev = DeviceResult(
+        device="cuda:0",
+        name="NVIDIA H100 80GB HBM3",
+        matmul=(MatmulResult("tf32", 8192, 51.0, 494.7, "data sheet", None, "0"),),
+    )
+    (finding,) = findings(VerifyFacts(dataset="synthetic", devices=(dev,)), "verify.bench")
+    assert (finding.code, finding.severity.value) == ("verify.tf32-disabled", "info")
+    healthy = DeviceResult(device="cuda:0", matmul=(MatmulResult("tf32", 8192, 51.0, 494.7, "data sheet"),))
+    (slow,) = findings(VerifyFacts(dataset="synthetic", devices=(healthy,)), "verify.bench")
+    assert slow.code == "verify.matmul-slow"  # without the variable the same number is a slow GPU
+
+
+def test_the_smoke_tests_out_of_memory_text_counts_the_context() -> None:
+    dev = DeviceResult(device="cuda:0", smoke_ok=False, smoke_error="OutOfMemoryError: CUDA out of memory.")
+    v = VerifyFacts(dataset="synthetic", cuda_available=True, devices=(dev,))
+    (finding,) = findings(v, "verify.smoke")
+    assert finding.code == "verify.out-of-memory"
+    assert "CUDA context (a few hundred MiB)" in finding.summary and "2 MiB" not in finding.summary
+
+
+class FakeCuda:
+    """torch.cuda after a fatal error: empty_cache raises."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def empty_cache(self) -> None:
+        self.calls += 1
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+
+class FakeTorch:
+    def __init__(self) -> None:
+        self.cuda = FakeCuda()
+
+
+def test_releasing_memory_after_a_fatal_error_cannot_lose_the_record() -> None:
+    out = io.StringIO()
+    fake = FakeTorch()
+    session._release(fake, Emitter(out), "cuda:0", None)
+    assert fake.cuda.calls == 1
+    events: List[Dict[str, Any]] = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert events == [
+        {
+            "event": "stage",
+            "stage": "release",
+            "device": "cuda:0",
+            "error": "RuntimeError: CUDA error: an illegal memory access was encountered",
+        }
+    ]
