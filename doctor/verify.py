@@ -43,6 +43,7 @@ def run_verify(
     *,
     cpu_seconds: float = DEFAULT_CPU_SECONDS,
     cpu_steps: Optional[int] = None,
+    speed_batch: Optional[int] = None,
     train_size: Optional[int] = None,
     test_size: Optional[int] = None,
     bench: bool = True,
@@ -65,6 +66,7 @@ def run_verify(
         ("--train-size", train_size),
         ("--test-size", test_size),
         ("--cpu-steps", cpu_steps),
+        ("--speed-batch", speed_batch),
     ):
         if value is not None:
             common += [flag, str(value)]

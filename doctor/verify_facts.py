@@ -32,6 +32,11 @@ class ModelRun:
     threads: Optional[int] = None  # CPU threads torch used (CPU runs)
     epoch_losses: Tuple[float, ...] = ()  # mean training loss per epoch
     epoch_accuracies: Tuple[float, ...] = ()  # test accuracy after each completed epoch
+    # The speed comparison: training steps at a large batch, where the arithmetic outweighs Python's dispatch.
+    speed_batch: Optional[int] = None
+    speed_steps: Optional[int] = None
+    speed_samples_per_s: Optional[float] = None
+    speed_error: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,7 @@ def verify(
         False,
         cpu_seconds=0.5,
         cpu_steps=cpu_steps,
+        speed_batch=128,
         train_size=train_size,
         test_size=test_size,
         env=dict(os.environ, **env),
@@ -134,6 +135,8 @@ def test_a_stand_in_gpu_goes_through_every_stage() -> None:
         ("tf32", 128, None, None),
         ("bf16", 128, None, None),
     ]
+    assert [(r.speed_batch, r.speed_steps, r.speed_error) for r in v.runs] == [(128, 5, None)] * 4
+    assert all(r.speed_samples_per_s for r in v.runs)
     assert [(r.model, r.device, r.complete, r.epochs, r.samples, r.accuracy_required) for r in v.runs] == [
         ("fnn", "cuda:0", True, 3, 9000, 0.3),
         ("cnn", "cuda:0", True, 3, 9000, 0.5),

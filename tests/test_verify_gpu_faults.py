@@ -118,3 +118,34 @@ def test_releasing_memory_after_a_fatal_error_cannot_lose_the_record() -> None:
             "error": "RuntimeError: CUDA error: an illegal memory access was encountered",
         }
     ]
+
+
+def test_the_speed_comparison_counts_its_steps_at_a_large_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpudoctor.trainers import data, loop, recipes
+
+    ticks = iter(range(1000))
+    monkeypatch.setattr(loop.time, "perf_counter", lambda: float(next(ticks)))  # one second per clock reading
+    on_cpu = loop.to_device(data.synthetic(300, 10, 0), CPU, *recipes.NORMALISE["synthetic"])
+    steps: List[int] = []
+    step = torch.optim.SGD.step
+    monkeypatch.setattr(torch.optim.SGD, "step", lambda self, *a, **k: steps.append(1) or step(self, *a, **k))
+    result = loop.throughput("fnn", on_cpu, recipes.RECIPES["fnn"], CPU, 512, 3, 0)
+    assert result == {"speed_batch": 512, "speed_steps": 3, "speed_samples_per_s": 512 * 3 / 1.0}
+    assert len(steps) == 4  # one untimed step first
+
+
+def test_a_slow_gpu_at_a_large_batch_is_warned_about_and_a_dispatch_bound_ratio_is_not() -> None:
+    from gpudoctor.verify_facts import ModelRun
+
+    def run(device: str, train: float, speed: float) -> ModelRun:
+        return ModelRun(
+            model="fnn", device=device, samples_per_s=train, batch_size=64, speed_batch=1024,
+            speed_samples_per_s=speed, threads=16 if device == "cpu" else None,
+        )
+
+    slow = VerifyFacts(dataset="synthetic", runs=(run("cuda:0", 90_000.0, 270_000.0), run("cpu", 30_000.0, 180_000.0)))
+    (finding,) = findings(slow, "verify.speedup")
+    assert (finding.code, finding.summary.split(":")[0]) == ("verify.low-speedup", "fnn at batch 1024")
+    bound = VerifyFacts(dataset="synthetic", runs=(run("cuda:0", 40_000.0, 2_000_000.0), run("cpu", 38_000.0, 150_000.0)))
+    (finding,) = findings(bound, "verify.speedup")
+    assert finding.code == "verify.speedup" and "1.05x" in finding.detail

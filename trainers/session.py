@@ -26,6 +26,8 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cpu-seconds", type=float, default=3.0, help="training time per model on the CPU")
     p.add_argument("--cpu-steps", type=int, help="training steps per model on the CPU instead of a time budget")
+    p.add_argument("--speed-batch", type=int, default=1024, help="batch of the speed comparison (0: none)")
+    p.add_argument("--speed-steps", type=int, default=5, help="timed steps of the speed comparison")
     p.add_argument("--no-bench", action="store_true")
     p.add_argument("--bench-n", type=int, help="matrix size (default: 8192, or 4096 under 16 GiB)")
     p.add_argument("--bench-bytes", type=int, help="bytes per copy (default: 256 MiB, or 64 MiB under 4 GiB)")
@@ -243,6 +245,13 @@ def _train_all(
         except Exception as exc:  # noqa: BLE001 - out of memory, CUDA errors: recorded, next model
             run, failed = {"model": model, "error": sanity.error_text(exc)}, True
         run.update(device=label)
+        if not failed and args.speed_batch > 0 and args.speed_steps > 0:
+            em.emit(STAGE, stage="speed", device=label, model=model)
+            try:
+                speed_args = (on_device, RECIPES[model], device, args.speed_batch, args.speed_steps, args.seed)
+                run.update(loop.throughput(model, *speed_args))
+            except Exception as exc:  # noqa: BLE001 - recorded; the training result stands
+                run["speed_error"] = sanity.error_text(exc)
         if not run.get("error"):
             seen = int(run.get("samples") or 0)
             required, basis = required_accuracy(args.dataset, model, seen, bundle.train_size, bundle.test_size)
