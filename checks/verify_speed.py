@@ -47,9 +47,51 @@ def nvml_gpu(facts: Facts, dev: DeviceResult) -> Optional[Gpu]:
 
 
 def _throttled(facts: Facts, dev: Optional[DeviceResult]) -> str:
+    """The clock limits seen under load (sampled during the benchmarks), else those NVML reported when probed."""
+    if dev is not None and dev.clocks is not None and dev.clocks.samples:
+        if dev.clocks.throttle_reasons:
+            return f" While the benchmarks ran, NVML reported clock limits: {', '.join(dev.clocks.throttle_reasons)}."
+        return ""
     gpu = nvml_gpu(facts, dev) if dev is not None else None
     reasons = [r for r in (gpu.throttle_reasons if gpu else ()) if r not in ("gpu_idle", "none")]
     return f" NVML reported clock limits: {', '.join(reasons)}." if reasons else ""
+
+
+def _clock_finding(dev: DeviceResult, name: str) -> Optional[Finding]:
+    """What the clocks did under load: a warning when power, heat or a slowdown held them back."""
+    c = dev.clocks
+    if c is None:
+        return None
+    if not c.samples:
+        why = f": {c.error}" if c.error else ""
+        return Finding(
+            "verify.clocks", Severity.INFO, f"{name}: clocks were not sampled{why}", evidence=("verify.devices",)
+        )
+    parts = []
+    if c.sm_clock_mhz_min is not None and c.sm_clock_mhz_max is not None:
+        top = f" (highest {c.max_sm_clock_mhz} MHz)" if c.max_sm_clock_mhz else ""
+        parts.append(f"SM clock {c.sm_clock_mhz_min}-{c.sm_clock_mhz_max} MHz{top}")
+    if c.temperature_c_max is not None:
+        parts.append(f"up to {c.temperature_c_max} C")
+    if c.power_w_max is not None:
+        parts.append(f"up to {c.power_w_max:.0f} W")
+    observed = f"{name}: during the benchmarks ({c.samples} readings) " + ", ".join(parts or ["no readings"])
+    limiting = [r for r in c.throttle_reasons if r not in _BENIGN]
+    if not limiting:
+        return Finding("verify.clocks", Severity.INFO, observed, evidence=("verify.devices",))
+    return Finding(
+        "verify.clocks-limited",
+        Severity.WARNING,
+        f"{observed}; clocks were held back: {', '.join(limiting)}",
+        detail="observed: NVML's clock-event reasons while the matrix products ran; required: none of power cap, "
+        "thermal or hardware slowdown under a short load. A power cap set below the default, poor cooling or a "
+        "failing power supply hold the GPU back in training too.",
+        fix=Fix("Compare the power limit with its default and look at temperatures under load.", (PERFORMANCE,)),
+        evidence=("verify.devices",),
+    )
+
+
+_BENIGN = ("sync_boost", "applications_clocks_setting", "display_clock_setting")
 
 
 @check("verify.speedup", "The GPU trains faster than the CPU")
@@ -139,7 +181,7 @@ def _link_rate(gpu: Gpu) -> Optional[Tuple[float, str]]:
     return PCIE_LANE_GBPS[gen] * width, f"PCIe Gen{gen} x{width}: {PCIE_LANE_GBPS[gen] * width:.1f} GB/s{now}"
 
 
-def _matmul_findings(dev: DeviceResult, name: str) -> Iterator[Finding]:
+def _matmul_findings(facts: Facts, dev: DeviceResult, name: str) -> Iterator[Finding]:
     for m in dev.matmul:
         if m.error or m.tflops is None:
             yield Finding(
@@ -170,7 +212,7 @@ def _matmul_findings(dev: DeviceResult, name: str) -> Iterator[Finding]:
                     f"{observed}; expected at least {MATMUL_SHARE:.0%}",
                     detail=f"The peak is from the {m.peak_source}. A healthy GPU reaches 70-90% of it on an n={m.n} "
                     "product; far less means low clocks (power cap, thermal limit), another process on the GPU, "
-                    "or a MIG slice.",
+                    "or a MIG slice." + _throttled(facts, dev),
                     fix=Fix("See what limits the GPU's clocks and what else runs on it.", (PERFORMANCE, HOLDERS)),
                     evidence=("verify.devices",),
                 )
@@ -229,7 +271,10 @@ def bench(facts: Facts) -> Iterator[Finding]:
         raise skip("no micro-benchmark result: no GPU got that far (see verify.smoke and verify.worker)")
     for dev in measured:
         name = f"{dev.device} ({dev.name})" if dev.name else dev.device
-        yield from _matmul_findings(dev, name)
+        yield from _matmul_findings(facts, dev, name)
+        clock = _clock_finding(dev, name)
+        if clock is not None:
+            yield clock
         yield from _copy_findings(facts, dev, name)
 
 

@@ -183,6 +183,8 @@ def _device_section(outcome: launch.Outcome, hello: Optional[Dict[str, Any]]) ->
     bench = outcome.first(BENCH) or {}
     section["matmul"] = [m for m in bench.get("matmul", []) if _valid({"devices": [{"matmul": [m]}]})]
     section["copies"] = [c for c in bench.get("copies", []) if _valid({"devices": [{"copies": [c]}]})]
+    if isinstance(bench.get("clocks"), dict) and _valid({"devices": [{"clocks": bench["clocks"]}]}):
+        section["clocks"] = bench["clocks"]
     if not _valid({"devices": [section]}):
         section = {"device": label, "error": "the worker's device description did not fit the facts schema"}
     return section

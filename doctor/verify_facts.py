@@ -83,6 +83,20 @@ class CopyResult:
 
 
 @dataclass(frozen=True)
+class ClockSummary:
+    """What NVML reported while the matrix products ran: SM clocks, heat, power and the reasons clocks were held."""
+
+    samples: int = 0
+    sm_clock_mhz_min: Optional[int] = None
+    sm_clock_mhz_max: Optional[int] = None
+    max_sm_clock_mhz: Optional[int] = None  # the GPU's highest SM clock
+    temperature_c_max: Optional[int] = None
+    power_w_max: Optional[float] = None
+    throttle_reasons: Tuple[str, ...] = ()  # gpu_idle left out: the GPU was busy
+    error: Optional[str] = None  # why NVML could not be read (no library, no permission)
+
+
+@dataclass(frozen=True)
 class DeviceResult:
     """Everything verify measured on one GPU besides training: smoke test, parity and micro-benchmarks."""
 
@@ -98,6 +112,7 @@ class DeviceResult:
     parity: Tuple[ParityResult, ...] = ()
     matmul: Tuple[MatmulResult, ...] = ()
     copies: Tuple[CopyResult, ...] = ()
+    clocks: Optional[ClockSummary] = None  # sampled during the matrix products
     error: Optional[str] = None  # the worker for this device failed: crash, hang, bad output
     last_stage: Optional[str] = None  # the step it was in when it failed
 

@@ -324,3 +324,11 @@ def test_a_wrong_kernel_fails_parity_and_a_fatal_cuda_error_keeps_its_record() -
     got = verdicts(v)
     assert got["verify.parity"] == ("fail", ["verify.parity-failed", "verify.parity-failed"])
     assert got["verify.learning"][1][0] == "verify.run-failed"
+
+
+def test_clock_limits_are_sampled_while_the_stand_in_benchmarks() -> None:
+    v = verify(epochs=1, cpu_steps=5, **{ACCELERATOR_ENV: "cpu", FAULT_ENV: "throttle@cuda:0"})
+    (dev,) = v.devices
+    assert dev.clocks is not None and dev.clocks.samples >= 3  # at least one reading after each product
+    assert (dev.clocks.sm_clock_mhz_min, dev.clocks.throttle_reasons) == (1110, ("sw_power_cap", "hw_slowdown"))
+    assert "verify.clocks-limited" in verdicts(v)["verify.bench"][1]

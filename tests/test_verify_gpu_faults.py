@@ -149,3 +149,44 @@ def test_a_slow_gpu_at_a_large_batch_is_warned_about_and_a_dispatch_bound_ratio_
     bound = VerifyFacts(dataset="synthetic", runs=(run("cuda:0", 40_000.0, 2_000_000.0), run("cpu", 38_000.0, 150_000.0)))
     (finding,) = findings(bound, "verify.speedup")
     assert finding.code == "verify.speedup" and "1.05x" in finding.detail
+
+
+def test_clock_readings_under_load_are_summed_up_and_a_missing_nvml_is_said() -> None:
+    from gpudoctor.trainers import clocks
+
+    readings = iter(
+        [
+            {"sm_clock_mhz": 1980, "max_sm_clock_mhz": 1980, "reasons": 0x0, "temperature_c": 60, "power_w": 500.0},
+            {"sm_clock_mhz": 1410, "max_sm_clock_mhz": 1980, "reasons": 0x4 | 0x1, "temperature_c": 71},
+        ]
+    )
+    sampler = clocks.Sampler(lambda: next(readings))
+    sampler.sample()
+    sampler.sample()
+    sampler.sample()  # the reader is exhausted: the error ends the sampling, what was read stands
+    summary = sampler.summary()
+    assert summary["error"] == "StopIteration: "
+    del summary["error"]
+    assert summary == {
+        "samples": 2,
+        "sm_clock_mhz_min": 1410,
+        "sm_clock_mhz_max": 1980,
+        "max_sm_clock_mhz": 1980,
+        "temperature_c_max": 71,
+        "power_w_max": 500.0,
+        "throttle_reasons": ["sw_power_cap"],
+    }
+    missing = clocks.sampler_for(None).summary()
+    assert missing["samples"] == 0 and missing["error"]
+
+
+def test_clock_limits_seen_during_the_benchmark_are_reported() -> None:
+    from gpudoctor.verify_facts import ClockSummary
+
+    limited = ClockSummary(4, 1110, 1410, 1980, 87, 300.0, ("sw_power_cap", "hw_slowdown"))
+    dev = DeviceResult(device="cuda:0", name="NVIDIA A100-SXM4-40GB", clocks=limited,
+                       matmul=(MatmulResult("fp32", 8192, 5.0, 19.5, "data sheet"),))
+    got = findings(VerifyFacts(dataset="synthetic", devices=(dev,)), "verify.bench")
+    assert [f.code for f in got] == ["verify.matmul-slow", "verify.clocks-limited"]
+    assert got[0].detail.endswith("While the benchmarks ran, NVML reported clock limits: sw_power_cap, hw_slowdown.")
+    assert got[1].summary.endswith("clocks were held back: sw_power_cap, hw_slowdown")

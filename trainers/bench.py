@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import torch
 
+from .clocks import Sampler
 from .peaks import lookup
 from .sanity import error_text
 
@@ -105,16 +106,25 @@ def run(
     seconds: float,
     kinds: Sequence[str] = ("fp32", "tf32", "bf16"),
     sm_count: Optional[int] = None,
+    sampler: Optional[Sampler] = None,
 ) -> Dict[str, Any]:
     """The micro-benchmarks of ``device``, with the data-sheet peaks of ``name`` (a MIG slice: scaled by
-    ``sm_count``) where they are known."""
+    ``sm_count``) where they are known; ``sampler`` reads clocks and clock limits while the products run."""
     peaks = lookup(name, sm_count)
     products = []
+    if sampler is not None:
+        sampler.start()
     for kind in kinds:
         record = matmul(device, kind, n, seconds)
+        if sampler is not None:
+            sampler.sample()  # right after the timed loop, while the GPU is still under load
         if peaks is not None:
             record["peak_tflops"] = peaks[kind]
             record["peak_source"] = peaks["source"]
         products.append(record)
-    transfers = copies(device, copy_bytes, seconds) if device.type == "cuda" else []
-    return {"matmul": products, "copies": transfers}
+    result: Dict[str, Any] = {"matmul": products}
+    if sampler is not None:
+        sampler.stop()
+        result["clocks"] = sampler.summary()
+    result["copies"] = copies(device, copy_bytes, seconds) if device.type == "cuda" else []
+    return result

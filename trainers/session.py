@@ -91,7 +91,7 @@ def _hello(torch: Any, em: Emitter, stand_ins: int) -> Dict[str, Any]:
 
 def _fault(em: Emitter, torch: Any, label: str) -> Optional[Callable[[], None]]:
     """The test hook: ``kind`` or ``kind@device`` (comma-separated) fires once, at the worker's first training step."""
-    kinds = [k for k in _planted(label) if k != "wrong-kernel"]
+    kinds = [k for k in _planted(label) if k not in ("wrong-kernel", "throttle")]
     if not kinds:
         return None
     kind = kinds[0]
@@ -136,6 +136,13 @@ def _planted_release(label: str) -> Optional[Callable[[], None]]:
         raise RuntimeError("CUDA error: an illegal memory access was encountered")
 
     return release
+
+
+def _planted_clocks(label: str) -> Optional[Callable[[], Dict[str, Any]]]:
+    """Under the "throttle" test hook, the stand-in reports a GPU held back by its power cap and a slowdown."""
+    if "throttle" not in _planted(label):
+        return None
+    return lambda: {"sm_clock_mhz": 1110, "max_sm_clock_mhz": 1980, "reasons": 0x4 | 0x8, "temperature_c": 87}
 
 
 def _relay(em: Emitter, model: str, label: str, event: str, **fields: Any) -> None:
@@ -283,5 +290,9 @@ def _bench(em: Emitter, args: argparse.Namespace, gpu: Dict[str, Any], device: A
     cc = gpu.get("compute_capability")
     # TF32 and BF16 need sm_80 or newer; Volta and Turing have fp16 tensor cores only
     kinds = ("fp32", "fp16") if cc and cc[0] < 8 else ("fp32", "tf32", "bf16")
-    result = bench.run(device, gpu.get("name"), n, nbytes, seconds, kinds, gpu.get("sm_count"))
+    from . import clocks
+
+    read = _planted_clocks(label) if stand_in else None
+    sampler = clocks.sampler_for(gpu.get("pci_bus_id"), read) if (read or not stand_in) else None
+    result = bench.run(device, gpu.get("name"), n, nbytes, seconds, kinds, gpu.get("sm_count"), sampler)
     em.emit(BENCH, device=label, **result)
