@@ -255,12 +255,25 @@ def _copy_findings(facts: Facts, dev: DeviceResult, name: str) -> Iterator[Findi
                 Severity.WARNING,
                 f"{observed}; expected at least {PCIE_SHARE:.0%}",
                 detail="Pinned copies reach 75-90% of a healthy link. Less means the card sits in a slot or riser with "
-                "fewer lanes, the link trained at a lower generation, or a virtualisation layer is in the way.",
+                "fewer lanes, the link trained at a lower generation, a virtualisation layer is in the way"
+                + _shared_link(facts)
+                + ".",
                 fix=Fix("Compare the link's current and maximum generation and width under load.", (LINK,)),
                 evidence=("verify.devices", "gpus.pcie_gen_max", "gpus.pcie_width_max"),
             )
         else:
             yield Finding("verify.copy", Severity.INFO, observed, evidence=("verify.devices", "gpus.pcie_gen_max"))
+
+
+def _shared_link(facts: Facts) -> str:
+    """With several GPUs, the switch that connects them may be what is narrow or busy, not this GPU's slot."""
+    if len(facts.gpus) < 2:
+        return ", or the link to the CPU is shared"
+    return (
+        f", or this GPU shares a PCIe switch's uplink with the other {len(facts.gpus) - 1} GPU(s) or NICs, whose "
+        "traffic or narrower uplink then sets the rate (nvidia-smi topo -m shows PIX/PXB between devices behind "
+        "one switch)"
+    )
 
 
 @check("verify.bench", "Matrix products and host/device copies reach the GPU's rated speed")

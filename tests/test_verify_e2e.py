@@ -332,3 +332,36 @@ def test_clock_limits_are_sampled_while_the_stand_in_benchmarks() -> None:
     assert dev.clocks is not None and dev.clocks.samples >= 3  # at least one reading after each product
     assert (dev.clocks.sm_clock_mhz_min, dev.clocks.throttle_reasons) == (1110, ("sw_power_cap", "hw_slowdown"))
     assert "verify.clocks-limited" in verdicts(v)["verify.bench"][1]
+
+
+def test_all_devices_on_mig_verifies_every_instance_by_uuid() -> None:
+    v = run_verify(
+        None, "synthetic", None, True, None, 1, 120.0, False, cpu_steps=5, speed_batch=128, train_size=640,
+        test_size=100, bench=False, env=dict(os.environ, **{ACCELERATOR_ENV: "cpu:1:mig"}),
+        mig_lister=lambda: ["MIG-11111111-aaaa", "MIG-22222222-bbbb", "MIG-33333333-cccc"],
+    )
+    assert v.failures == ()
+    assert [(d.device, d.name, d.smoke_ok) for d in v.devices] == [
+        ("cuda:0", STAND_IN + " MIG 1g.10gb", True),
+        ("MIG-22222222-bbbb", STAND_IN + " MIG 1g.10gb", True),
+        ("MIG-33333333-cccc", STAND_IN + " MIG 1g.10gb", True),
+    ]
+    assert [(r.model, r.device) for r in v.runs if r.device != "cpu"] == [
+        (m, d) for d in ("cuda:0", "MIG-22222222-bbbb", "MIG-33333333-cccc") for m in ("fnn", "cnn")
+    ]
+
+
+def test_mig_uuids_are_read_from_nvidia_smi_list_output() -> None:
+    from gpudoctor.verify import mig_uuids
+
+    text = (
+        "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-5d5e8f0c-1111-2222-3333-444455556666)\n"
+        "  MIG 3g.40gb     Device  0: (UUID: MIG-0a1b2c3d-4e5f-6789-abcd-ef0123456789)\n"
+        "  MIG 1g.10gb     Device  1: (UUID: MIG-99999999-4e5f-6789-abcd-ef0123456789)\n"
+        "  MIG 1g.10gb     Device  2: (UUID: MIG-x; rm -rf /)\n"
+        "GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-77777777-1111-2222-3333-444455556666)\n"
+    )
+    assert mig_uuids(text) == [
+        "MIG-0a1b2c3d-4e5f-6789-abcd-ef0123456789",
+        "MIG-99999999-4e5f-6789-abcd-ef0123456789",
+    ]

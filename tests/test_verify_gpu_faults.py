@@ -190,3 +190,20 @@ def test_clock_limits_seen_during_the_benchmark_are_reported() -> None:
     assert [f.code for f in got] == ["verify.matmul-slow", "verify.clocks-limited"]
     assert got[0].detail.endswith("While the benchmarks ran, NVML reported clock limits: sw_power_cap, hw_slowdown.")
     assert got[1].summary.endswith("clocks were held back: sw_power_cap, hw_slowdown")
+
+
+def test_a_slow_pcie_copy_among_several_gpus_names_the_shared_switch() -> None:
+    from gpudoctor.facts import Gpu
+    from gpudoctor.verify_facts import CopyResult
+
+    gpus = tuple(
+        Gpu(index=i, name="NVIDIA A100-SXM4-40GB", pci_bus_id=f"00000000:{0x10 + i:02x}:00.0", pcie_gen_max=4,
+            pcie_width_max=16)
+        for i in range(4)
+    )
+    dev = DeviceResult(device="cuda:0", pci_bus_id="0000:10:00.0", copies=(CopyResult("h2d", "pinned", 1 << 28, 9.0),))
+    v = VerifyFacts(dataset="synthetic", devices=(dev,))
+    report = run_checks(Catalogue(tuple(CHECKS)), Facts(gpus=gpus, verify=v))
+    (finding,) = next(r.findings for r in report.results if r.check == "verify.bench")
+    assert finding.code == "verify.pcie-slow"
+    assert "shares a PCIe switch's uplink with the other 3 GPU(s)" in finding.detail

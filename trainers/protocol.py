@@ -24,7 +24,8 @@ FAULT_ENV = (
     # training step; wrong-kernel [@device]: the parity test's device model computes wrongly; throttle [@device]:
     # the stand-in's clock readings during the benchmarks show a power cap and a slowdown
 )
-ACCELERATOR_ENV = "GPUDOCTOR_VERIFY_TEST_ACCELERATOR"  # "cpu" or "cpu:N": the CPU stands in for N GPUs under test
+# "cpu", "cpu:N" or "cpu:N:mig": the CPU stands in for N GPUs (MIG instances) under test
+ACCELERATOR_ENV = "GPUDOCTOR_VERIFY_TEST_ACCELERATOR"
 
 
 def _clean(value: Any) -> Any:

@@ -24,6 +24,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--train-size", type=int)
     p.add_argument("--test-size", type=int)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--label", help="the name to report the device under (a MIG instance's UUID)")
     p.add_argument("--cpu-seconds", type=float, default=3.0, help="training time per model on the CPU")
     p.add_argument("--cpu-steps", type=int, help="training steps per model on the CPU instead of a time budget")
     p.add_argument("--speed-batch", type=int, default=1024, help="batch of the speed comparison (0: none)")
@@ -39,7 +40,7 @@ def _warnings_text(caught: List[warnings.WarningMessage]) -> List[str]:
     return [" ".join(str(w.message).split()) for w in caught]
 
 
-def _hello(torch: Any, em: Emitter, stand_ins: int) -> Dict[str, Any]:
+def _hello(torch: Any, em: Emitter, stand_ins: int, mig: bool = False) -> Dict[str, Any]:
     """What this torch can do with CUDA, and why not when it cannot (``stand_ins``: CPUs posing as GPUs, for tests)."""
     from .sanity import error_text
 
@@ -82,7 +83,8 @@ def _hello(torch: Any, em: Emitter, stand_ins: int) -> Dict[str, Any]:
     if stand_ins:
         info["cuda_available"], info["cuda_error"] = True, None
         info["devices"] = [
-            {"device": f"cuda:{i}", "name": "CPU (test stand-in for a GPU)", "total_memory_mib": 0}
+            {"device": f"cuda:{i}", "name": "CPU (test stand-in for a GPU)" + (" MIG 1g.10gb" if mig else ""),
+             "total_memory_mib": 0}
             for i in range(stand_ins)
         ]
     em.emit(HELLO, **info)
@@ -158,10 +160,11 @@ def main(argv: Sequence[str], em: Emitter) -> int:
         return 3
     from . import data, sanity
 
-    hook, _, count = os.environ.get(ACCELERATOR_ENV, "").partition(":")
+    hook, _, rest = os.environ.get(ACCELERATOR_ENV, "").partition(":")
+    count, _, mig = rest.partition(":")
     stand_in = hook == "cpu"
     em.emit(STAGE, stage="cuda-init")
-    info = _hello(torch, em, int(count or 1) if stand_in and args.device != "cpu" else 0)
+    info = _hello(torch, em, int(count or 1) if stand_in and args.device != "cpu" else 0, mig == "mig")
 
     if args.device == "cpu":
         label, device = "cpu", torch.device("cpu")
@@ -177,6 +180,8 @@ def main(argv: Sequence[str], em: Emitter) -> int:
             return 2
         device = torch.device("cpu") if stand_in else torch.device(label)
     gpu = next((d for d in info["devices"] if d["device"] == label), {})
+    if args.label and label != "cpu":
+        label = args.label[:100]
 
     em.emit(STAGE, stage="data", device=label)
     try:
