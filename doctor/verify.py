@@ -210,7 +210,7 @@ def _device_section(outcome: launch.Outcome, hello: Optional[Dict[str, Any]], jo
         return None
     own = outcome.first(HELLO) if job.visible is not None else None
     wanted = job.device if own is not None else label  # a MIG instance's worker calls it cuda:0 in its hello
-    info = next((d for d in (own or hello or {}).get("devices", []) if d.get("device") == wanted), {})
+    info: Dict[str, Any] = next((d for d in (own or hello or {}).get("devices", []) if d.get("device") == wanted), {})
     keys = ("name", "compute_capability", "total_memory_mib", "pci_bus_id", "sm_count")
     section: Dict[str, Any] = {k: info.get(k) for k in keys}
     failure = outcome.failure()

@@ -146,7 +146,9 @@ def test_a_slow_gpu_at_a_large_batch_is_warned_about_and_a_dispatch_bound_ratio_
     slow = VerifyFacts(dataset="synthetic", runs=(run("cuda:0", 90_000.0, 270_000.0), run("cpu", 30_000.0, 180_000.0)))
     (finding,) = findings(slow, "verify.speedup")
     assert (finding.code, finding.summary.split(":")[0]) == ("verify.low-speedup", "fnn at batch 1024")
-    bound = VerifyFacts(dataset="synthetic", runs=(run("cuda:0", 40_000.0, 2_000_000.0), run("cpu", 38_000.0, 150_000.0)))
+    bound = VerifyFacts(
+        dataset="synthetic", runs=(run("cuda:0", 40_000.0, 2_000_000.0), run("cpu", 38_000.0, 150_000.0))
+    )
     (finding,) = findings(bound, "verify.speedup")
     assert finding.code == "verify.speedup" and "1.05x" in finding.detail
 

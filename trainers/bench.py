@@ -62,7 +62,10 @@ def matmul(device: torch.device, kind: str, n: int, seconds: float) -> Dict[str,
 
 
 def copies(
-    device: torch.device, nbytes: int, seconds: float, pin: Callable[[torch.Tensor], torch.Tensor] = torch.Tensor.pin_memory
+    device: torch.device,
+    nbytes: int,
+    seconds: float,
+    pin: Callable[[torch.Tensor], torch.Tensor] = torch.Tensor.pin_memory,
 ) -> List[Dict[str, Any]]:
     """GB/s host-to-device and device-to-host, from pageable and from pinned host memory.
 
@@ -84,7 +87,8 @@ def copies(
             if memory == "pinned":
                 host = pin(host)
         except Exception as exc:  # noqa: BLE001
-            results += [{"direction": d, "memory": memory, "bytes": nbytes, "error": error_text(exc)} for d in ("h2d", "d2h")]
+            error = error_text(exc)
+            results += [{"direction": d, "memory": memory, "bytes": nbytes, "error": error} for d in ("h2d", "d2h")]
             continue
         for direction in ("h2d", "d2h"):
             record: Dict[str, Any] = {"direction": direction, "memory": memory, "bytes": nbytes}

@@ -97,7 +97,7 @@ def _fault(em: Emitter, torch: Any, label: str) -> Optional[Callable[[], None]]:
     if not kinds:
         return None
     kind = kinds[0]
-    fired = []
+    fired: List[str] = []
 
     def fire() -> None:
         if fired:
@@ -179,7 +179,7 @@ def main(argv: Sequence[str], em: Emitter) -> int:
             em.emit(FATAL, kind="device", error=error)
             return 2
         device = torch.device("cpu") if stand_in else torch.device(label)
-    gpu = next((d for d in info["devices"] if d["device"] == label), {})
+    gpu: Dict[str, Any] = next((d for d in info["devices"] if d["device"] == label), {})
     if args.label and label != "cpu":
         label = args.label[:100]
 
