@@ -8,7 +8,19 @@ from __future__ import annotations
 import shlex
 from typing import Iterator, List, Optional
 
-from gpudoctor.checks.verify_common import CHECK_GPU, HOLDERS, XID, XID_FIX, gpu_name, verify_facts
+from gpudoctor.checks.verify_common import (
+    ARCH_ERRORS,
+    CHECK_GPU,
+    DRIVER_ERRORS,
+    DRIVER_FIX,
+    HOLDERS,
+    KERNEL_FIX,
+    XID,
+    XID_FIX,
+    gpu_name,
+    kernel_fix,
+    verify_facts,
+)
 from gpudoctor.checks.verify_learning import CHECKS as LEARNING_CHECKS
 from gpudoctor.checks.verify_speed import CHECKS as SPEED_CHECKS
 from gpudoctor.facts import Facts
@@ -109,27 +121,6 @@ def _not_proven_cause(facts: Facts, v: VerifyFacts) -> str:
     return f"torch {version} cannot use CUDA" + (f" ({v.cuda_error})" if v.cuda_error else "")
 
 
-# Error texts that mean the wheel has no code this GPU can run (CUDA runtime, cuBLAS, cuDNN wordings) ...
-ARCH_ERRORS = (
-    "no kernel image",
-    "nokernelimage",
-    "invalid device function",
-    "cublas_status_arch_mismatch",
-    "cudnn_status_arch_mismatch",
-    "is not compatible with the current pytorch installation",
-)
-# ... and texts that mean the driver is older than the CUDA the wheel was built with.
-DRIVER_ERRORS = (
-    "driver version is insufficient",
-    "insufficientdriver",
-    "ptx was compiled with an unsupported toolchain",
-    "unsupported ptx version",
-    "unsupportedptxversion",
-    "forward compatibility was attempted on non supported hw",
-    "unsupported display driver / cuda driver combination",
-)
-
-
 def _smoke_problem(v: VerifyFacts, dev: DeviceResult, facts: Facts) -> Finding:
     error = dev.smoke_error or "no error text"
     name = gpu_name(dev, dev.device)
@@ -143,10 +134,7 @@ def _smoke_problem(v: VerifyFacts, dev: DeviceResult, facts: Facts) -> Finding:
             .rstrip(),
             detail=f"observed: the smoke test failed{where} with {error}; required: a driver that supports CUDA "
             f"{v.cuda_build or 'of this torch build'}, or a torch build for the installed driver.",
-            fix=Fix(
-                "Update the NVIDIA driver, or install a torch build for an older CUDA; gpudoctor check prints both.",
-                ("gpudoctor check",),
-            ),
+            fix=DRIVER_FIX,
             evidence=("verify.devices", "verify.cuda_build", "driver.version"),
         )
     if any(text in lowered for text in ARCH_ERRORS):
@@ -159,10 +147,7 @@ def _smoke_problem(v: VerifyFacts, dev: DeviceResult, facts: Facts) -> Finding:
             "compute capability."
             + (f" At start-up torch warned: {v.cuda_warnings[0]}" if v.cuda_warnings else "")
             + f" The smoke test then failed{where} with {error}",
-            fix=Fix(
-                "Install a torch build whose kernels cover this GPU; gpudoctor check prints the command.",
-                ("gpudoctor check",),
-            ),
+            fix=KERNEL_FIX,
             evidence=("verify.devices", "torch.arch_flags"),
         )
     if "out of memory" in lowered:
@@ -246,7 +231,7 @@ def parity(facts: Facts) -> Iterator[Finding]:
                 f"Forward and backward of {name} failed: {p.error}",
                 detail="observed: an error instead of a loss and gradients; "
                 "required: the step runs on the GPU as on the CPU.",
-                fix=XID_FIX,
+                fix=kernel_fix(p.error) or XID_FIX,
                 evidence=("verify.devices",),
             )
         elif not p.ok:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator, List, Optional
 
-from gpudoctor.checks.verify_common import HOLDERS, XID, XID_FIX, device, gpu_name, verify_facts
+from gpudoctor.checks.verify_common import HOLDERS, XID, XID_FIX, device, gpu_name, kernel_fix, verify_facts
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, skip
@@ -27,7 +27,7 @@ def _run_error(run: ModelRun, dev: Optional[DeviceResult]) -> Finding:
         Severity.ERROR,
         f"Training {name} failed: {run.error}",
         detail="observed: the run stopped with this error; required: it trains to the end.",
-        fix=XID_FIX,
+        fix=kernel_fix(run.error) or XID_FIX,
         evidence=("verify.runs",),
     )
 

@@ -209,3 +209,22 @@ def test_a_slow_pcie_copy_among_several_gpus_names_the_shared_switch() -> None:
     (finding,) = next(r.findings for r in report.results if r.check == "verify.bench")
     assert finding.code == "verify.pcie-slow"
     assert "shares a PCIe switch's uplink with the other 3 GPU(s)" in finding.detail
+
+
+def test_kernel_and_driver_errors_in_training_or_parity_get_the_install_fix_not_xid_advice() -> None:
+    from gpudoctor.verify_facts import ModelRun, ParityResult
+
+    arch = "RuntimeError: cuDNN error: CUDNN_STATUS_ARCH_MISMATCH"
+    driver = "RuntimeError: CUDA error: the provided PTX was compiled with an unsupported toolchain."
+    v = VerifyFacts(
+        dataset="synthetic",
+        runs=(ModelRun(model="cnn", device="cuda:0", error=arch), ModelRun(model="fnn", device="cuda:0", error="boom")),
+        devices=(DeviceResult(device="cuda:0", parity=(ParityResult(model="cnn", error=driver),)),),
+    )
+    learning = findings(v, "verify.learning")
+    assert [(f.code, f.fix.commands if f.fix else None) for f in learning] == [
+        ("verify.run-failed", ("gpudoctor check",)),
+        ("verify.run-failed", ("sudo dmesg | grep -i -E 'NVRM|Xid'", "gpudoctor check")),
+    ]
+    (parity,) = findings(v, "verify.parity")
+    assert parity.fix is not None and parity.fix.text.startswith("Update the NVIDIA driver")
