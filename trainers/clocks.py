@@ -47,11 +47,17 @@ def nvml_reader(pci_bus_id: Optional[str]) -> Reader:
     call("nvmlDeviceGetHandleByPciBusId_v2", pci_bus_id.encode(), ctypes.byref(handle))
     max_clock = ctypes.c_uint()
     call("nvmlDeviceGetMaxClockInfo", handle, 1, ctypes.byref(max_clock))  # 1: NVML_CLOCK_SM
+    # the newer name; drivers before 535 export only the older one
+    events = next(
+        (n for n in ("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons")
+         if hasattr(lib, n)),
+        "nvmlDeviceGetCurrentClocksThrottleReasons",
+    )
 
     def read() -> Sample:
         clock, temp, power, mask = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_ulonglong()
         call("nvmlDeviceGetClockInfo", handle, 1, ctypes.byref(clock))
-        call("nvmlDeviceGetCurrentClocksThrottleReasons", handle, ctypes.byref(mask))
+        call(events, handle, ctypes.byref(mask))
         sample: Sample = {"sm_clock_mhz": clock.value, "reasons": mask.value, "max_sm_clock_mhz": max_clock.value}
         if lib.nvmlDeviceGetTemperature(handle, 0, ctypes.byref(temp)) == 0:  # 0: NVML_TEMPERATURE_GPU
             sample["temperature_c"] = temp.value
