@@ -8,13 +8,25 @@ from __future__ import annotations
 import shlex
 from typing import Iterator, List, Optional
 
-from gpudoctor.checks.verify_common import CHECK_GPU, HOLDERS, XID, XID_FIX, gpu_name, verify_facts
+from gpudoctor.checks.verify_common import (
+    ARCH_ERRORS,
+    CHECK_GPU,
+    DRIVER_ERRORS,
+    DRIVER_FIX,
+    HOLDERS,
+    KERNEL_FIX,
+    XID,
+    XID_FIX,
+    gpu_name,
+    kernel_fix,
+    verify_facts,
+)
 from gpudoctor.checks.verify_learning import CHECKS as LEARNING_CHECKS
 from gpudoctor.checks.verify_speed import CHECKS as SPEED_CHECKS
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, skip
-from gpudoctor.verify_facts import DeviceResult, VerifyFacts
+from gpudoctor.verify_facts import DeviceResult, ParityResult, VerifyFacts
 
 _OBSERVED = {
     "crashed": "it was killed by a signal",
@@ -113,7 +125,19 @@ def _smoke_problem(v: VerifyFacts, dev: DeviceResult, facts: Facts) -> Finding:
     error = dev.smoke_error or "no error text"
     name = gpu_name(dev, dev.device)
     lowered = error.lower()
-    if "no kernel image" in lowered or "nokernelimage" in lowered:
+    where = f" (in its {dev.smoke_step} step)" if dev.smoke_step else ""
+    if any(text in lowered for text in DRIVER_ERRORS):
+        return Finding(
+            "verify.driver-too-old",
+            Severity.ERROR,
+            f"{name} cannot run torch's kernels: the NVIDIA driver is older than torch's CUDA {v.cuda_build or ''}"
+            .rstrip(),
+            detail=f"observed: the smoke test failed{where} with {error}; required: a driver that supports CUDA "
+            f"{v.cuda_build or 'of this torch build'}, or a torch build for the installed driver.",
+            fix=DRIVER_FIX,
+            evidence=("verify.devices", "verify.cuda_build", "driver.version"),
+        )
+    if any(text in lowered for text in ARCH_ERRORS):
         arch = " ".join(facts.torch.arch_flags) if facts.torch.arch_flags else "an arch list that does not cover it"
         return Finding(
             "verify.kernel-image-missing",
@@ -122,18 +146,16 @@ def _smoke_problem(v: VerifyFacts, dev: DeviceResult, facts: Facts) -> Finding:
             detail=f"observed: torch {v.torch_version} has kernels for {arch}; required: kernels for the GPU's "
             "compute capability."
             + (f" At start-up torch warned: {v.cuda_warnings[0]}" if v.cuda_warnings else "")
-            + f" The smoke test then failed with {error}",
-            fix=Fix(
-                "Install a torch build whose kernels cover this GPU; gpudoctor check prints the command.",
-                ("gpudoctor check",),
-            ),
+            + f" The smoke test then failed{where} with {error}",
+            fix=KERNEL_FIX,
             evidence=("verify.devices", "torch.arch_flags"),
         )
     if "out of memory" in lowered:
         return Finding(
             "verify.out-of-memory",
             Severity.ERROR,
-            f"{name} ran out of memory in the smoke test, which needs under 2 MiB",
+            f"{name} ran out of memory in the smoke test, which needs only a CUDA context (a few hundred MiB) and "
+            "1 MiB of tensors",
             detail=f"observed: {error}; required: free GPU memory. Other processes hold it.",
             fix=Fix("Find the processes that hold the GPU's memory and stop them.", (HOLDERS,)),
             evidence=("verify.devices",),
@@ -153,7 +175,7 @@ def _smoke_problem(v: VerifyFacts, dev: DeviceResult, facts: Facts) -> Finding:
     return Finding(
         "verify.smoke-failed",
         Severity.ERROR,
-        f"The smoke test failed on {name}: {error}",
+        f"The smoke test failed on {name}{where}: {error}",
         detail="observed: allocating, running a kernel and copying back did not give the CPU's result; "
         "required: it does.",
         fix=XID_FIX,
@@ -209,31 +231,48 @@ def parity(facts: Facts) -> Iterator[Finding]:
                 f"Forward and backward of {name} failed: {p.error}",
                 detail="observed: an error instead of a loss and gradients; "
                 "required: the step runs on the GPU as on the CPU.",
-                fix=XID_FIX,
+                fix=kernel_fix(p.error) or XID_FIX,
                 evidence=("verify.devices",),
             )
         elif not p.ok:
-            worst = max(p.loss_rel_diff or 0.0, p.grad_rel_diff or 0.0)
-            observed = "non-finite values" if p.grad_rel_diff is None or p.loss_rel_diff is None else f"{worst:.3g}"
+            forward = max(p.loss_rel_diff or 0.0, p.logits_rel_diff or 0.0)
+            grad_tol = p.grad_tolerance if p.grad_tolerance is not None else p.tolerance or 0.0
+            if p.grad_rel_diff is None or p.loss_rel_diff is None:
+                observed = "non-finite values"
+            elif forward > (p.tolerance or 0.0):
+                observed = f"logits and loss differ by {forward:.3g}, tolerance {p.tolerance or 0:g}"
+            else:
+                observed = f"gradients differ by {p.grad_rel_diff:.3g}, tolerance {grad_tol:g}"
             yield Finding(
                 "verify.parity-failed",
                 Severity.ERROR,
-                f"{name} computes different numbers from the CPU: largest relative difference {observed}, "
-                f"tolerance {p.tolerance or 0:g}",
-                detail=f"observed: loss differs by {_g(p.loss_rel_diff)}, gradients by {_g(p.grad_rel_diff)} "
-                f"(worst: {p.worst or 'unknown'}), identical weights and batch, TF32 off; required: at most "
-                f"{p.tolerance or 0:g}. A GPU that computes wrongly has failing memory or a broken driver/library.",
+                f"{name} computes different numbers from the CPU: {observed}",
+                detail=f"observed: logits differ by {_g(p.logits_rel_diff)} and the loss by {_g(p.loss_rel_diff)} "
+                f"in fp32 (tolerance {p.tolerance or 0:g}), gradients by {_g(p.grad_rel_diff)} "
+                f"{_grad_precision(p)} (tolerance {grad_tol:g}; worst: {p.worst or 'unknown'}), identical weights "
+                "and batch, TF32 off. Rounding alone stays orders of magnitude under these tolerances; a GPU that "
+                "computes wrongly has failing memory or a broken driver/library.",
                 fix=Fix("Check the GPU's ECC counters and the driver's Xid errors.", ("nvidia-smi -q -d ECC", XID)),
                 evidence=("verify.devices",),
             )
         else:
-            largest = max(p.loss_rel_diff or 0.0, p.grad_rel_diff or 0.0)
+            forward = max(p.loss_rel_diff or 0.0, p.logits_rel_diff or 0.0)
+            grads = f"gradients within {_g(p.grad_rel_diff)} {_grad_precision(p)}"
+            if p.grad_tolerance is None:
+                grads += f" (tolerance {p.tolerance or 0:g})"
+            else:
+                grads += f" (tolerance {p.grad_tolerance:g})"
             yield Finding(
                 "verify.parity-ok",
                 Severity.INFO,
-                f"{name}: loss and gradients match the CPU within {_g(largest)} (tolerance {p.tolerance or 0:g})",
+                f"{name}: logits and loss match the CPU within {_g(forward)} (tolerance {p.tolerance or 0:g}), "
+                + grads,
                 evidence=("verify.devices",),
             )
+
+
+def _grad_precision(p: ParityResult) -> str:
+    return "in fp32" if p.grad_tolerance is None else "in float64"
 
 
 def _g(value: Optional[float]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator, List, Optional
 
-from gpudoctor.checks.verify_common import HOLDERS, XID, XID_FIX, device, gpu_name, verify_facts
+from gpudoctor.checks.verify_common import HOLDERS, XID, XID_FIX, device, gpu_name, kernel_fix, verify_facts
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, skip
@@ -27,7 +27,7 @@ def _run_error(run: ModelRun, dev: Optional[DeviceResult]) -> Finding:
         Severity.ERROR,
         f"Training {name} failed: {run.error}",
         detail="observed: the run stopped with this error; required: it trains to the end.",
-        fix=XID_FIX,
+        fix=kernel_fix(run.error) or XID_FIX,
         evidence=("verify.runs",),
     )
 
@@ -35,17 +35,23 @@ def _run_error(run: ModelRun, dev: Optional[DeviceResult]) -> Finding:
 @check("verify.learning", "The reference models learn")
 def learning(facts: Facts) -> Iterator[Finding]:
     v = verify_facts(facts)
-    judged: List[ModelRun] = [r for r in v.runs if r.error or r.complete]
+    judged: List[ModelRun] = [r for r in v.runs if r.error or r.complete or r.samples]
     if not judged:
-        raise skip("no run to judge: none trained to the end (CPU baselines are time-bounded)")
+        raise skip("no run to judge: none trained a single step")
     for run in judged:
         dev = device(v, run.device)
         name = f"{run.model} on {gpu_name(dev, run.device)}"
         if run.error:
             yield _run_error(run, dev)
             continue
-        losses = f"test loss {_loss(run.first_loss)} before training, {_loss(run.final_loss)} after {run.epochs} epochs"
-        if run.first_loss is not None and run.final_loss is not None and not run.final_loss < run.first_loss:
+        losses = f"test loss {_loss(run.first_loss)} before training, {_loss(run.final_loss)} after {_trained(run)}"
+        barred = run.accuracy_required is not None
+        if (
+            (barred or run.complete)
+            and run.first_loss is not None
+            and run.final_loss is not None
+            and not run.final_loss < run.first_loss
+        ):
             yield Finding(
                 "verify.loss-not-falling",
                 Severity.ERROR,
@@ -72,15 +78,32 @@ def learning(facts: Facts) -> Iterator[Finding]:
                 ),
                 evidence=("verify.runs",),
             )
+        elif not barred and not run.complete:
+            yield Finding(
+                "verify.not-judged",
+                Severity.INFO,
+                f"{name}: stopped after {_trained(run)}, no accuracy bar applies; {losses}",
+                detail=f"the bar: {run.accuracy_basis or 'none recorded for this run'}.",
+                evidence=("verify.runs",),
+            )
         else:
             acc = f"{run.accuracy:.1%}" if run.accuracy is not None else "unknown"
-            bar = f" (required at least {run.accuracy_required:.1%})" if run.accuracy_required is not None else ""
+            bar = f" (required at least {run.accuracy_required:.1%})" if barred else " (no accuracy bar)"
             yield Finding(
                 "verify.learned",
                 Severity.INFO,
                 f"{name}: {acc} test accuracy{bar}, {losses}",
+                detail=f"the bar: {run.accuracy_basis}." if run.accuracy_basis else "",
                 evidence=("verify.runs",),
             )
+
+
+def _trained(run: ModelRun) -> str:
+    """How much a run trained: epochs completed, and the samples seen when it stopped inside an epoch."""
+    epochs = f"{run.epochs} epoch{'s' if run.epochs != 1 else ''}"
+    if run.complete or not run.samples:
+        return epochs
+    return f"{run.samples:,} samples ({epochs} complete)"
 
 
 def _loss(value: Optional[float]) -> str:

@@ -8,7 +8,7 @@ from gpudoctor.checks.verify_common import HOLDERS, verify_facts
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, skip
-from gpudoctor.verify_facts import DeviceResult
+from gpudoctor.verify_facts import DeviceResult, ModelRun, VerifyFacts
 
 SPEEDUP_REQUIRED = 1.0  # below: the GPU is slower than the CPU, acceleration not proven
 SPEEDUP_EXPECTED = 2.0  # below: a warning
@@ -47,9 +47,51 @@ def nvml_gpu(facts: Facts, dev: DeviceResult) -> Optional[Gpu]:
 
 
 def _throttled(facts: Facts, dev: Optional[DeviceResult]) -> str:
+    """The clock limits seen under load (sampled during the benchmarks), else those NVML reported when probed."""
+    if dev is not None and dev.clocks is not None and dev.clocks.samples:
+        if dev.clocks.throttle_reasons:
+            return f" While the benchmarks ran, NVML reported clock limits: {', '.join(dev.clocks.throttle_reasons)}."
+        return ""
     gpu = nvml_gpu(facts, dev) if dev is not None else None
     reasons = [r for r in (gpu.throttle_reasons if gpu else ()) if r not in ("gpu_idle", "none")]
     return f" NVML reported clock limits: {', '.join(reasons)}." if reasons else ""
+
+
+def _clock_finding(dev: DeviceResult, name: str) -> Optional[Finding]:
+    """What the clocks did under load: a warning when power, heat or a slowdown held them back."""
+    c = dev.clocks
+    if c is None:
+        return None
+    if not c.samples:
+        why = f": {c.error}" if c.error else ""
+        return Finding(
+            "verify.clocks", Severity.INFO, f"{name}: clocks were not sampled{why}", evidence=("verify.devices",)
+        )
+    parts = []
+    if c.sm_clock_mhz_min is not None and c.sm_clock_mhz_max is not None:
+        top = f" (highest {c.max_sm_clock_mhz} MHz)" if c.max_sm_clock_mhz else ""
+        parts.append(f"SM clock {c.sm_clock_mhz_min}-{c.sm_clock_mhz_max} MHz{top}")
+    if c.temperature_c_max is not None:
+        parts.append(f"up to {c.temperature_c_max} C")
+    if c.power_w_max is not None:
+        parts.append(f"up to {c.power_w_max:.0f} W")
+    observed = f"{name}: during the benchmarks ({c.samples} readings) " + ", ".join(parts or ["no readings"])
+    limiting = [r for r in c.throttle_reasons if r not in _BENIGN]
+    if not limiting:
+        return Finding("verify.clocks", Severity.INFO, observed, evidence=("verify.devices",))
+    return Finding(
+        "verify.clocks-limited",
+        Severity.WARNING,
+        f"{observed}; clocks were held back: {', '.join(limiting)}",
+        detail="observed: NVML's clock-event reasons while the matrix products ran; required: none of power cap, "
+        "thermal or hardware slowdown under a short load. A power cap set below the default, poor cooling or a "
+        "failing power supply hold the GPU back in training too.",
+        fix=Fix("Compare the power limit with its default and look at temperatures under load.", (PERFORMANCE,)),
+        evidence=("verify.devices",),
+    )
+
+
+_BENIGN = ("sync_boost", "applications_clocks_setting", "display_clock_setting")
 
 
 @check("verify.speedup", "The GPU trains faster than the CPU")
@@ -61,39 +103,70 @@ def speedup(facts: Facts) -> Iterator[Finding]:
     if not pairs:
         raise skip("no GPU run and CPU run of the same model to compare")
     for gpu_run, cpu_run in pairs:
-        assert cpu_run is not None and gpu_run.samples_per_s and cpu_run.samples_per_s
-        ratio = gpu_run.samples_per_s / cpu_run.samples_per_s
-        dev = next((d for d in v.devices if d.device == gpu_run.device), None)
-        threads = f" ({cpu_run.threads} threads)" if cpu_run.threads else ""
+        assert cpu_run is not None
+        yield _speedup(facts, v, gpu_run, cpu_run)
+
+
+def _speedup(facts: Facts, v: VerifyFacts, gpu_run: ModelRun, cpu_run: ModelRun) -> Finding:
+    """The verdict on one model: from the large-batch comparison where both sides ran it, else from training."""
+    assert gpu_run.samples_per_s and cpu_run.samples_per_s
+    dev = next((d for d in v.devices if d.device == gpu_run.device), None)
+    threads = f" ({cpu_run.threads} threads)" if cpu_run.threads else ""
+    train_ratio = gpu_run.samples_per_s / cpu_run.samples_per_s
+    training = (
+        f"{gpu_run.model}: {gpu_run.device} trained {gpu_run.samples_per_s:,.0f} samples/s, the CPU{threads} "
+        f"{cpu_run.samples_per_s:,.0f} samples/s: {train_ratio:.2f}x"
+    )
+    large = (
+        gpu_run.speed_samples_per_s
+        and cpu_run.speed_samples_per_s
+        and gpu_run.speed_batch is not None
+        and gpu_run.speed_batch == cpu_run.speed_batch
+    )
+    if large:
+        assert gpu_run.speed_samples_per_s and cpu_run.speed_samples_per_s
+        ratio = gpu_run.speed_samples_per_s / cpu_run.speed_samples_per_s
         observed = (
-            f"{gpu_run.model}: {gpu_run.device} trained {gpu_run.samples_per_s:,.0f} samples/s, the CPU{threads} "
-            f"{cpu_run.samples_per_s:,.0f} samples/s: {ratio:.2f}x"
+            f"{gpu_run.model} at batch {gpu_run.speed_batch}: {gpu_run.device} {gpu_run.speed_samples_per_s:,.0f} "
+            f"samples/s, the CPU{threads} {cpu_run.speed_samples_per_s:,.0f} samples/s: {ratio:.2f}x"
         )
-        if ratio >= SPEEDUP_EXPECTED:
-            yield Finding(
-                "verify.speedup",
-                Severity.INFO,
-                f"{observed} (required more than {SPEEDUP_REQUIRED:g}x)",
-                evidence=("verify.runs",),
-            )
-            continue
-        causes = (
-            f"The workload is small (batch {gpu_run.batch_size}, a model of under a million parameters; seed 003 notes "
-            "that small models and batches show little GPU speed-up), but this loop keeps the data on the GPU and "
-            "syncs once per epoch, so a healthy GPU still wins clearly. Likely causes: the GPU is shared with other "
-            "processes, held at low clocks (power cap, thermal limit, a low application clock), or a MIG slice; in "
-            "your own code, also a DataLoader feeding from the CPU and .item() or .cpu() every step."
-            + _throttled(facts, dev)
+        context = (
+            f"At the recipe's batch of {gpu_run.batch_size} ({training}) a GPU step is shorter than Python's kernel "
+            "launches, so that ratio measures the host; at a large batch the arithmetic dominates on both sides."
         )
-        yield Finding(
-            "verify.no-speedup" if ratio < SPEEDUP_REQUIRED else "verify.low-speedup",
-            Severity.ERROR if ratio < SPEEDUP_REQUIRED else Severity.WARNING,
-            f"{observed}; required more than {SPEEDUP_REQUIRED:g}x"
-            + ("" if ratio < SPEEDUP_REQUIRED else f", expected at least {SPEEDUP_EXPECTED:g}x"),
-            detail=causes,
-            fix=Fix("See what else runs on the GPU and what limits its clocks.", (HOLDERS, PERFORMANCE)),
-            evidence=("verify.runs", "gpus.throttle_reasons"),
+    else:
+        ratio, observed, context = train_ratio, training, ""
+    if ratio >= SPEEDUP_EXPECTED:
+        return Finding(
+            "verify.speedup",
+            Severity.INFO,
+            f"{observed} (required more than {SPEEDUP_REQUIRED:g}x)",
+            detail=context,
+            evidence=("verify.runs",),
         )
+    workload = (
+        "a batch large enough that the arithmetic, not Python, sets the pace"
+        if large
+        else f"a small workload (batch {gpu_run.batch_size}, a model of under a million parameters; seed 003 notes "
+        "that small models and batches show little GPU speed-up), though this loop keeps the data on the GPU and "
+        "syncs once per epoch"
+    )
+    causes = (
+        f"The comparison used {workload}, so a healthy GPU wins clearly. Likely causes: the GPU is shared with other "
+        "processes, held at low clocks (power cap, thermal limit, a low application clock), or a MIG slice; in "
+        "your own code, also a DataLoader feeding from the CPU and .item() or .cpu() every step."
+        + _throttled(facts, dev)
+        + (f" {context}" if context else "")
+    )
+    return Finding(
+        "verify.no-speedup" if ratio < SPEEDUP_REQUIRED else "verify.low-speedup",
+        Severity.ERROR if ratio < SPEEDUP_REQUIRED else Severity.WARNING,
+        f"{observed}; required more than {SPEEDUP_REQUIRED:g}x"
+        + ("" if ratio < SPEEDUP_REQUIRED else f", expected at least {SPEEDUP_EXPECTED:g}x"),
+        detail=causes,
+        fix=Fix("See what else runs on the GPU and what limits its clocks.", (HOLDERS, PERFORMANCE)),
+        evidence=("verify.runs", "gpus.throttle_reasons"),
+    )
 
 
 def _link_rate(gpu: Gpu) -> Optional[Tuple[float, str]]:
@@ -108,13 +181,24 @@ def _link_rate(gpu: Gpu) -> Optional[Tuple[float, str]]:
     return PCIE_LANE_GBPS[gen] * width, f"PCIe Gen{gen} x{width}: {PCIE_LANE_GBPS[gen] * width:.1f} GB/s{now}"
 
 
-def _matmul_findings(dev: DeviceResult, name: str) -> Iterator[Finding]:
+def _matmul_findings(facts: Facts, dev: DeviceResult, name: str) -> Iterator[Finding]:
     for m in dev.matmul:
         if m.error or m.tflops is None:
             yield Finding(
                 "verify.bench-error",
                 Severity.WARNING,
                 f"{name}: the {m.dtype} matrix product failed: {m.error}",
+                evidence=("verify.devices",),
+            )
+        elif m.dtype == "tf32" and (m.tf32_override or "").strip() == "0":
+            yield Finding(
+                "verify.tf32-disabled",
+                Severity.INFO,
+                f"{name}: tf32 matmul {m.tflops:,.1f} TFLOP/s: NVIDIA_TF32_OVERRIDE=0 turned TF32 off, so this row "
+                "measured plain fp32",
+                detail="observed: NVIDIA_TF32_OVERRIDE=0 in the environment; the CUDA libraries then ignore torch's "
+                "allow_tf32. Unset it to let fp32 training use the tensor cores.",
+                fix=Fix("Unset the variable where TF32 is wanted.", ("unset NVIDIA_TF32_OVERRIDE",)),
                 evidence=("verify.devices",),
             )
         elif m.peak_tflops:
@@ -128,7 +212,7 @@ def _matmul_findings(dev: DeviceResult, name: str) -> Iterator[Finding]:
                     f"{observed}; expected at least {MATMUL_SHARE:.0%}",
                     detail=f"The peak is from the {m.peak_source}. A healthy GPU reaches 70-90% of it on an n={m.n} "
                     "product; far less means low clocks (power cap, thermal limit), another process on the GPU, "
-                    "or a MIG slice.",
+                    "or a MIG slice." + _throttled(facts, dev),
                     fix=Fix("See what limits the GPU's clocks and what else runs on it.", (PERFORMANCE, HOLDERS)),
                     evidence=("verify.devices",),
                 )
@@ -171,12 +255,25 @@ def _copy_findings(facts: Facts, dev: DeviceResult, name: str) -> Iterator[Findi
                 Severity.WARNING,
                 f"{observed}; expected at least {PCIE_SHARE:.0%}",
                 detail="Pinned copies reach 75-90% of a healthy link. Less means the card sits in a slot or riser with "
-                "fewer lanes, the link trained at a lower generation, or a virtualisation layer is in the way.",
+                "fewer lanes, the link trained at a lower generation, a virtualisation layer is in the way"
+                + _shared_link(facts)
+                + ".",
                 fix=Fix("Compare the link's current and maximum generation and width under load.", (LINK,)),
                 evidence=("verify.devices", "gpus.pcie_gen_max", "gpus.pcie_width_max"),
             )
         else:
             yield Finding("verify.copy", Severity.INFO, observed, evidence=("verify.devices", "gpus.pcie_gen_max"))
+
+
+def _shared_link(facts: Facts) -> str:
+    """With several GPUs, the switch that connects them may be what is narrow or busy, not this GPU's slot."""
+    if len(facts.gpus) < 2:
+        return ", or the link to the CPU is shared"
+    return (
+        f", or this GPU shares a PCIe switch's uplink with the other {len(facts.gpus) - 1} GPU(s) or NICs, whose "
+        "traffic or narrower uplink then sets the rate (nvidia-smi topo -m shows PIX/PXB between devices behind "
+        "one switch)"
+    )
 
 
 @check("verify.bench", "Matrix products and host/device copies reach the GPU's rated speed")
@@ -187,7 +284,10 @@ def bench(facts: Facts) -> Iterator[Finding]:
         raise skip("no micro-benchmark result: no GPU got that far (see verify.smoke and verify.worker)")
     for dev in measured:
         name = f"{dev.device} ({dev.name})" if dev.name else dev.device
-        yield from _matmul_findings(dev, name)
+        yield from _matmul_findings(facts, dev, name)
+        clock = _clock_finding(dev, name)
+        if clock is not None:
+            yield clock
         yield from _copy_findings(facts, dev, name)
 
 

@@ -20,7 +20,14 @@ from rich.progress import (
 from gpudoctor.fetch import Progress as DownloadReport
 from gpudoctor.trainers.protocol import EPOCH, HELLO, PARITY, PROGRESS, RUN, SMOKE, STAGE
 
-_STAGES = {"data": "loading the data", "smoke": "smoke test", "parity": "CPU/GPU parity", "bench": "micro-benchmarks"}
+_STAGES = {
+    "data": "loading the data",
+    "smoke": "smoke test",
+    "parity": "CPU/GPU parity",
+    "bench": "micro-benchmarks",
+    "speed": "speed comparison at a large batch",
+    "release": "releasing GPU memory",
+}
 
 
 def _console() -> Console:

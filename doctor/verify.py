@@ -7,7 +7,7 @@ import re
 import shutil
 import sys
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from gpudoctor.facts import Facts, FactsError
 from gpudoctor import fetch, launch
@@ -29,6 +29,7 @@ class _Job:
 
     device: str  # auto | cuda:N | cpu
     label: str
+    visible: Optional[str] = None  # CUDA_VISIBLE_DEVICES for this worker: one MIG instance's UUID
 
 
 def run_verify(
@@ -42,14 +43,18 @@ def run_verify(
     progress: bool,
     *,
     cpu_seconds: float = DEFAULT_CPU_SECONDS,
+    cpu_steps: Optional[int] = None,
+    speed_batch: Optional[int] = None,
     train_size: Optional[int] = None,
     test_size: Optional[int] = None,
     bench: bool = True,
     env: Optional[Mapping[str, str]] = None,
+    mig_lister: Optional[Callable[[], List[str]]] = None,
 ) -> VerifyFacts:
     """Verify the first GPU (or ``device``, or every GPU) and the CPU baseline; raise VerifyInputError for bad input.
 
-    ``timeout`` limits each worker process; ``cpu_seconds`` is the CPU baseline's training time per model.
+    ``timeout`` limits each worker process; ``cpu_seconds`` is the CPU baseline's training time per model, or
+    ``cpu_steps`` its number of training steps (then what the baseline trains does not depend on the CPU's speed).
     """
     target = _check(dataset, device, all_devices, epochs, timeout)
     exe = _interpreter(python)
@@ -62,6 +67,8 @@ def run_verify(
         ("--epochs", epochs),
         ("--train-size", train_size),
         ("--test-size", test_size),
+        ("--cpu-steps", cpu_steps),
+        ("--speed-batch", speed_batch),
     ):
         if value is not None:
             common += [flag, str(value)]
@@ -74,7 +81,11 @@ def run_verify(
 
         def start(job: _Job) -> launch.Outcome:
             argv = [exe, str(launch.WORKER), "--device", job.device] + common
-            outcome = launch.run(argv, timeout, view.record, env)
+            job_env = env
+            if job.visible is not None:
+                argv += ["--label", job.label]
+                job_env = dict(os.environ if env is None else env, CUDA_VISIBLE_DEVICES=job.visible)
+            outcome = launch.run(argv, timeout, view.record, job_env)
             view.finished(job.label, outcome.failure())
             done.append((job, outcome))
             return outcome
@@ -87,10 +98,44 @@ def run_verify(
         if all_devices and hello:
             for extra in hello.get("devices", [])[1:]:
                 start(_Job(str(extra.get("device")), str(extra.get("device"))))
+            for uuid in _other_mig_instances(hello, env, mig_lister):
+                start(_Job("cuda:0", uuid, visible=uuid))
         # the CPU baseline, unless the first worker's failure would only repeat itself there
         if fatal is None or fatal.get("kind") not in ("import", "start", "data"):
             start(_Job("cpu", "cpu"))
     return _assemble(dataset, epochs, exe, root, cpu_seconds, done)
+
+
+_MIG_LINE = re.compile(r"^\s*MIG\s.*\(UUID:\s*(MIG-[0-9A-Za-z/\-]{1,80})\)\s*$")
+
+
+def list_mig_instances() -> List[str]:
+    """The UUIDs of every MIG instance, from ``nvidia-smi -L``; empty when it cannot be run."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return mig_uuids(done.stdout)
+
+
+def mig_uuids(text: str) -> List[str]:
+    """MIG UUIDs in ``nvidia-smi -L`` output ("  MIG 1g.10gb Device 0: (UUID: MIG-...)"), in order, at most 64."""
+    found = [m.group(1) for m in (_MIG_LINE.match(line) for line in text[:200_000].splitlines()) if m]
+    return list(dict.fromkeys(found))[:64]
+
+
+def _other_mig_instances(
+    hello: Dict[str, Any], env: Optional[Mapping[str, str]], lister: Optional[Callable[[], List[str]]]
+) -> List[str]:
+    """With MIG, CUDA shows a process one instance: the others get a worker each, by UUID (the first is done)."""
+    names = [str(d.get("name") or "") for d in hello.get("devices", []) if isinstance(d, dict)]
+    if not any(" MIG " in f" {n} " for n in names):
+        return []
+    if (os.environ if env is None else env).get("CUDA_VISIBLE_DEVICES"):
+        return []  # the user chose what to show
+    return (lister or list_mig_instances)()[1:]
 
 
 def _check(dataset: str, device: Optional[str], all_devices: bool, epochs: Optional[int], timeout: float) -> str:
@@ -158,13 +203,16 @@ def _valid(section: Dict[str, Any]) -> bool:
     return True
 
 
-def _device_section(outcome: launch.Outcome, hello: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+def _device_section(outcome: launch.Outcome, hello: Optional[Dict[str, Any]], job: _Job) -> Optional[Dict[str, Any]]:
     smoke = outcome.first(SMOKE)
     label = (smoke or {}).get("device") or next((s["device"] for s in outcome.events(STAGE) if s.get("device")), None)
     if label is None or label == "cpu":
         return None
-    info = next((d for d in (hello or {}).get("devices", []) if d.get("device") == label), {})
-    section: Dict[str, Any] = {k: info.get(k) for k in ("name", "compute_capability", "total_memory_mib", "pci_bus_id")}
+    own = outcome.first(HELLO) if job.visible is not None else None
+    wanted = job.device if own is not None else label  # a MIG instance's worker calls it cuda:0 in its hello
+    info: Dict[str, Any] = next((d for d in (own or hello or {}).get("devices", []) if d.get("device") == wanted), {})
+    keys = ("name", "compute_capability", "total_memory_mib", "pci_bus_id", "sm_count")
+    section: Dict[str, Any] = {k: info.get(k) for k in keys}
     failure = outcome.failure()
     section.update(
         device=label,
@@ -172,11 +220,13 @@ def _device_section(outcome: launch.Outcome, hello: Optional[Dict[str, Any]]) ->
         last_stage=outcome.last_stage if failure else None,
     )
     if smoke is not None:
-        section.update(smoke_ok=bool(smoke.get("ok")), smoke_error=smoke.get("error"))
+        section.update(smoke_ok=bool(smoke.get("ok")), smoke_error=smoke.get("error"), smoke_step=smoke.get("step"))
     section["parity"] = [p for p in outcome.events(PARITY) if _valid({"devices": [{"parity": [p]}]})]
     bench = outcome.first(BENCH) or {}
     section["matmul"] = [m for m in bench.get("matmul", []) if _valid({"devices": [{"matmul": [m]}]})]
     section["copies"] = [c for c in bench.get("copies", []) if _valid({"devices": [{"copies": [c]}]})]
+    if isinstance(bench.get("clocks"), dict) and _valid({"devices": [{"clocks": bench["clocks"]}]}):
+        section["clocks"] = bench["clocks"]
     if not _valid({"devices": [section]}):
         section = {"device": label, "error": "the worker's device description did not fit the facts schema"}
     return section
@@ -192,7 +242,7 @@ def _assemble(
 ) -> VerifyFacts:
     everything = [outcome for _, outcome in done]
     hello = next((o.first(HELLO) for o in everything if o.first(HELLO)), None) or {}
-    devices = [d for d in (_device_section(o, hello) for job, o in done if job.device != "cpu") if d is not None]
+    devices = [d for d in (_device_section(o, hello, job) for job, o in done if job.device != "cpu") if d is not None]
     runs = [r for o in everything for r in o.events(RUN) if _valid({"runs": [r]})]
     failures = []
     for job, outcome in done:
@@ -200,7 +250,11 @@ def _assemble(
         if kind and error:
             failures.append({"worker": job.label, "kind": kind, "error": error, "stage": outcome.last_stage})
     parity = [p for d in devices for p in d.get("parity", [])]
-    diffs = [max(p.get("loss_rel_diff") or 0.0, p.get("grad_rel_diff") or 0.0) for p in parity if not p.get("error")]
+    diffs = [
+        max(p.get("loss_rel_diff") or 0.0, p.get("logits_rel_diff") or 0.0, p.get("grad_rel_diff") or 0.0)
+        for p in parity
+        if not p.get("error")
+    ]
     smokes = [d.get("smoke_ok") for d in devices if d.get("smoke_ok") is not None]
     section: Dict[str, Any] = {
         "dataset": dataset,

@@ -32,17 +32,28 @@ class ModelRun:
     threads: Optional[int] = None  # CPU threads torch used (CPU runs)
     epoch_losses: Tuple[float, ...] = ()  # mean training loss per epoch
     epoch_accuracies: Tuple[float, ...] = ()  # test accuracy after each completed epoch
+    # The speed comparison: training steps at a large batch, where the arithmetic outweighs Python's dispatch.
+    speed_batch: Optional[int] = None
+    speed_steps: Optional[int] = None
+    speed_samples_per_s: Optional[float] = None
+    speed_error: Optional[str] = None
 
 
 @dataclass(frozen=True)
 class ParityResult:
-    """Forward and backward of one model with identical weights and batch on the CPU and on the GPU (TF32 off)."""
+    """Forward and backward of one model with identical weights and batch on the CPU and on the GPU (TF32 off).
+
+    Logits and loss are compared in fp32; gradients in float64, where ReLU and max-pool flips do not happen (records
+    without ``grad_tolerance`` compared fp32 gradients against ``tolerance``).
+    """
 
     model: str = ""
     loss_rel_diff: Optional[float] = None
     grad_rel_diff: Optional[float] = None  # the largest over all parameters
     worst: Optional[str] = None  # the parameter whose gradient differs most
-    tolerance: Optional[float] = None
+    tolerance: Optional[float] = None  # for the logits and the loss
+    logits_rel_diff: Optional[float] = None
+    grad_tolerance: Optional[float] = None  # for the float64 gradients
     ok: Optional[bool] = None
     error: Optional[str] = None
 
@@ -57,6 +68,7 @@ class MatmulResult:
     peak_tflops: Optional[float] = None  # the data-sheet peak of this GPU model, where known
     peak_source: Optional[str] = None
     error: Optional[str] = None
+    tf32_override: Optional[str] = None  # NVIDIA_TF32_OVERRIDE in the worker (tf32 rows); "0" turns TF32 off
 
 
 @dataclass(frozen=True)
@@ -71,6 +83,20 @@ class CopyResult:
 
 
 @dataclass(frozen=True)
+class ClockSummary:
+    """What NVML reported while the matrix products ran: SM clocks, heat, power and the reasons clocks were held."""
+
+    samples: int = 0
+    sm_clock_mhz_min: Optional[int] = None
+    sm_clock_mhz_max: Optional[int] = None
+    max_sm_clock_mhz: Optional[int] = None  # the GPU's highest SM clock
+    temperature_c_max: Optional[int] = None
+    power_w_max: Optional[float] = None
+    throttle_reasons: Tuple[str, ...] = ()  # gpu_idle left out: the GPU was busy
+    error: Optional[str] = None  # why NVML could not be read (no library, no permission)
+
+
+@dataclass(frozen=True)
 class DeviceResult:
     """Everything verify measured on one GPU besides training: smoke test, parity and micro-benchmarks."""
 
@@ -79,11 +105,14 @@ class DeviceResult:
     compute_capability: Optional[Tuple[int, int]] = None
     total_memory_mib: Optional[int] = None
     pci_bus_id: Optional[str] = None  # "0000:65:00.0", to match NVML's GPU
+    sm_count: Optional[int] = None  # streaming multiprocessors torch sees (a MIG slice has a share of them)
     smoke_ok: Optional[bool] = None
     smoke_error: Optional[str] = None
+    smoke_step: Optional[str] = None  # the step that failed: context, copy, elementwise, reduction, matmul, copy back
     parity: Tuple[ParityResult, ...] = ()
     matmul: Tuple[MatmulResult, ...] = ()
     copies: Tuple[CopyResult, ...] = ()
+    clocks: Optional[ClockSummary] = None  # sampled during the matrix products
     error: Optional[str] = None  # the worker for this device failed: crash, hang, bad output
     last_stage: Optional[str] = None  # the step it was in when it failed
 

@@ -20,9 +20,12 @@ DONE = "done"  # the last line of a worker that ran to its end
 
 # Hidden test hooks the worker honours (never set by gpudoctor itself).
 FAULT_ENV = (
-    "GPUDOCTOR_VERIFY_TEST_FAULT"  # crash | hang | garbage | oom [@device], comma-separated: at the first training step
+    "GPUDOCTOR_VERIFY_TEST_FAULT"  # crash | hang | garbage | oom | fatal [@device], comma-separated: at the first
+    # training step; wrong-kernel [@device]: the parity test's device model computes wrongly; throttle [@device]:
+    # the stand-in's clock readings during the benchmarks show a power cap and a slowdown
 )
-ACCELERATOR_ENV = "GPUDOCTOR_VERIFY_TEST_ACCELERATOR"  # "cpu" or "cpu:N": the CPU stands in for N GPUs under test
+# "cpu", "cpu:N" or "cpu:N:mig": the CPU stands in for N GPUs (MIG instances) under test
+ACCELERATOR_ENV = "GPUDOCTOR_VERIFY_TEST_ACCELERATOR"
 
 
 def _clean(value: Any) -> Any:

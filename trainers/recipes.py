@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 DATASETS = ("synthetic", "mnist", "cifar10")
 
@@ -51,29 +51,57 @@ RECIPES: Dict[str, Recipe] = {
 }
 
 
-def required_accuracy(dataset: str, model: str, epochs: int, train_size: int, test_size: int) -> Tuple[float, str]:
-    """The test accuracy a run must reach, and one sentence saying where that bar comes from."""
-    if dataset == "mnist":
-        full = train_size >= FULL_SIZE["mnist"][0] and test_size >= FULL_SIZE["mnist"][1]
-        if full and epochs >= DEFAULT_EPOCHS["mnist"]:
-            bar = {"fnn": 0.97, "cnn": 0.985}[model]
-            return bar, f"full MNIST after {epochs} epochs: seed 001's FNN reaches 97-98%, a LeNet-style CNN about 99%"
-        if full:
-            bar = {"fnn": 0.90, "cnn": 0.95}[model]
-            return bar, f"full MNIST after only {epochs} of {DEFAULT_EPOCHS['mnist']} epochs: a lower bar"
-        return 0.50, f"a {train_size}-image subset of MNIST: clearly above chance (10%)"
+# The accuracy bars of the MNIST-shaped data sets (synthetic and MNIST), by samples seen: (at least this many
+# samples seen, fnn bar, cnn bar). Seed 001's FNN at its own settings starts on a plateau (PyTorch's default
+# initialisation shrinks the signal through its four ReLU layers) and leaves it after a few thousand samples, at a
+# pace that varies with the seed: on handwritten digits it is at 13-40% after 1,500 samples and 51-80% after 4,500.
+# The bars sit under the worst of several seeds on synthetic data and on real handwritten digits
+# (bench/bench_bars.py measures them). Under the first step no bar applies: a run stopped that early is reported,
+# not judged, and a run that completed its planned epochs is still judged by its loss.
+MNIST_BARS: Tuple[Tuple[int, float, float], ...] = (
+    (300_000, 0.97, 0.985),
+    (60_000, 0.90, 0.95),
+    (20_000, 0.60, 0.80),
+    (6_000, 0.30, 0.50),
+)
+SUBSET_BAR = 0.50  # on a subset of a few thousand images a model that learns stays well above chance (10%)
+CIFAR_BARS: Tuple[Tuple[int, float], ...] = ((500_000, 0.50), (100_000, 0.30), (20_000, 0.20))
+
+
+def required_accuracy(
+    dataset: str, model: str, samples: int, train_size: int, test_size: int
+) -> Tuple[Optional[float], str]:
+    """The test accuracy a run must reach after seeing ``samples`` training images (epochs x images, or fewer for a
+    run stopped early), and one sentence saying which bar applied and why; None when too little was trained."""
+    seen = f"{samples:,} samples seen"
     if dataset == "cifar10":
         full = train_size >= FULL_SIZE["cifar10"][0] and test_size >= FULL_SIZE["cifar10"][1]
-        if full and epochs >= DEFAULT_EPOCHS["cifar10"]:
-            return (
-                0.50,
-                f"full CIFAR-10 after {epochs} epochs: seed 000's LeNet reaches about 55% after 2 epochs at batch 4",
-            )
-        if full:
-            return 0.30, f"full CIFAR-10 after only {epochs} of {DEFAULT_EPOCHS['cifar10']} epochs: a lower bar"
-        return 0.25, f"a {train_size}-image subset of CIFAR-10: clearly above chance (10%)"
-    # Synthetic: class templates plus shifts and noise (see data.py). On 60,000 images both models reach about
-    # 98% after one epoch and 99% after three (measured on the CPU); a model that learns nothing sits at 10%.
-    if train_size >= 50000:
-        return 0.95, "60,000 synthetic images: working models reach 98-99%"
-    return 0.50, f"only {train_size} synthetic images: clearly above chance (10%)"
+        for least, bar in CIFAR_BARS:
+            if samples >= least:
+                if not full:
+                    bar = min(bar, 0.25)
+                    return bar, f"{seen} of a {train_size:,}-image subset of CIFAR-10: clearly above chance (10%)"
+                return bar, (
+                    f"{seen} of CIFAR-10; the bar for at least {least:,}: seed 000's LeNet reaches about 55% after "
+                    "2 epochs at batch 4"
+                )
+        return None, f"only {seen}, under the {CIFAR_BARS[-1][0]:,} after which a bar applies"
+    name = "MNIST" if dataset == "mnist" else "synthetic images"
+    full = train_size >= 50_000 and test_size >= 5_000
+    index = 1 if model == "fnn" else 2
+    for row in MNIST_BARS:
+        least, bar = row[0], float(row[index])
+        if samples < least:
+            continue
+        basis = (
+            f"{seen} ({train_size:,} training images of {name}); the bar for at least {least:,}: seed 001's FNN "
+            f"reaches {row[1]:.0%} or more by then, the CNN {row[2]:.0%}"
+        )
+        if not full and bar > SUBSET_BAR:
+            return SUBSET_BAR, f"{seen} of a {train_size:,}-image subset of {name}: clearly above chance (10%)"
+        return bar, basis
+    least = MNIST_BARS[-1][0]
+    return None, (
+        f"only {seen}, under the {least:,} after which a bar applies (seed 001's FNN may still be leaving its "
+        "starting plateau)"
+    )

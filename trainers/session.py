@@ -24,7 +24,11 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--train-size", type=int)
     p.add_argument("--test-size", type=int)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--label", help="the name to report the device under (a MIG instance's UUID)")
     p.add_argument("--cpu-seconds", type=float, default=3.0, help="training time per model on the CPU")
+    p.add_argument("--cpu-steps", type=int, help="training steps per model on the CPU instead of a time budget")
+    p.add_argument("--speed-batch", type=int, default=1024, help="batch of the speed comparison (0: none)")
+    p.add_argument("--speed-steps", type=int, default=5, help="timed steps of the speed comparison")
     p.add_argument("--no-bench", action="store_true")
     p.add_argument("--bench-n", type=int, help="matrix size (default: 8192, or 4096 under 16 GiB)")
     p.add_argument("--bench-bytes", type=int, help="bytes per copy (default: 256 MiB, or 64 MiB under 4 GiB)")
@@ -36,7 +40,7 @@ def _warnings_text(caught: List[warnings.WarningMessage]) -> List[str]:
     return [" ".join(str(w.message).split()) for w in caught]
 
 
-def _hello(torch: Any, em: Emitter, stand_ins: int) -> Dict[str, Any]:
+def _hello(torch: Any, em: Emitter, stand_ins: int, mig: bool = False) -> Dict[str, Any]:
     """What this torch can do with CUDA, and why not when it cannot (``stand_ins``: CPUs posing as GPUs, for tests)."""
     from .sanity import error_text
 
@@ -46,6 +50,7 @@ def _hello(torch: Any, em: Emitter, stand_ins: int) -> Dict[str, Any]:
         "torch": getattr(torch, "__version__", None),
         "cuda_build": getattr(torch.version, "cuda", None),
         "threads": torch.get_num_threads(),
+        "tf32_override": os.environ.get("NVIDIA_TF32_OVERRIDE"),
         "devices": [],
     }
     with warnings.catch_warnings(record=True) as caught:
@@ -67,6 +72,7 @@ def _hello(torch: Any, em: Emitter, stand_ins: int) -> Dict[str, Any]:
                         "compute_capability": [props.major, props.minor],
                         "total_memory_mib": int(props.total_memory) // (1024 * 1024),
                         "pci_bus_id": bus,
+                        "sm_count": getattr(props, "multi_processor_count", None),
                     }
                 )
         except Exception as exc:  # noqa: BLE001 - the reason is the point
@@ -77,7 +83,8 @@ def _hello(torch: Any, em: Emitter, stand_ins: int) -> Dict[str, Any]:
     if stand_ins:
         info["cuda_available"], info["cuda_error"] = True, None
         info["devices"] = [
-            {"device": f"cuda:{i}", "name": "CPU (test stand-in for a GPU)", "total_memory_mib": 0}
+            {"device": f"cuda:{i}", "name": "CPU (test stand-in for a GPU)" + (" MIG 1g.10gb" if mig else ""),
+             "total_memory_mib": 0}
             for i in range(stand_ins)
         ]
     em.emit(HELLO, **info)
@@ -86,15 +93,11 @@ def _hello(torch: Any, em: Emitter, stand_ins: int) -> Dict[str, Any]:
 
 def _fault(em: Emitter, torch: Any, label: str) -> Optional[Callable[[], None]]:
     """The test hook: ``kind`` or ``kind@device`` (comma-separated) fires once, at the worker's first training step."""
-    kinds = [
-        k
-        for k, _, where in (e.partition("@") for e in os.environ.get(FAULT_ENV, "").split(","))
-        if k and where in ("", label)
-    ]
+    kinds = [k for k in _planted(label) if k not in ("wrong-kernel", "throttle")]
     if not kinds:
         return None
     kind = kinds[0]
-    fired = []
+    fired: List[str] = []
 
     def fire() -> None:
         if fired:
@@ -108,6 +111,8 @@ def _fault(em: Emitter, torch: Any, label: str) -> Optional[Callable[[], None]]:
         elif kind == "garbage":
             em.raw('Segmentation fault handler: <<<\x1b[31m not json\n{"event": "progress", \n')
             os._exit(0)
+        elif kind == "fatal":
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
         elif kind == "oom":
             error = getattr(torch, "OutOfMemoryError", RuntimeError)
             raise error(
@@ -116,6 +121,30 @@ def _fault(em: Emitter, torch: Any, label: str) -> Optional[Callable[[], None]]:
             )
 
     return fire
+
+
+def _planted(label: str) -> List[str]:
+    """The fault kinds the test hook plants for ``label``."""
+    entries = (e.partition("@") for e in os.environ.get(FAULT_ENV, "").split(","))
+    return [k for k, _, where in entries if k and where in ("", label)]
+
+
+def _planted_release(label: str) -> Optional[Callable[[], None]]:
+    """Under the "fatal" test hook, the stand-in's empty_cache raises as CUDA's does after a fatal error."""
+    if "fatal" not in _planted(label):
+        return None
+
+    def release() -> None:
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+    return release
+
+
+def _planted_clocks(label: str) -> Optional[Callable[[], Dict[str, Any]]]:
+    """Under the "throttle" test hook, the stand-in reports a GPU held back by its power cap and a slowdown."""
+    if "throttle" not in _planted(label):
+        return None
+    return lambda: {"sm_clock_mhz": 1110, "max_sm_clock_mhz": 1980, "reasons": 0x4 | 0x8, "temperature_c": 87}
 
 
 def _relay(em: Emitter, model: str, label: str, event: str, **fields: Any) -> None:
@@ -131,10 +160,11 @@ def main(argv: Sequence[str], em: Emitter) -> int:
         return 3
     from . import data, sanity
 
-    hook, _, count = os.environ.get(ACCELERATOR_ENV, "").partition(":")
+    hook, _, rest = os.environ.get(ACCELERATOR_ENV, "").partition(":")
+    count, _, mig = rest.partition(":")
     stand_in = hook == "cpu"
     em.emit(STAGE, stage="cuda-init")
-    info = _hello(torch, em, int(count or 1) if stand_in and args.device != "cpu" else 0)
+    info = _hello(torch, em, int(count or 1) if stand_in and args.device != "cpu" else 0, mig == "mig")
 
     if args.device == "cpu":
         label, device = "cpu", torch.device("cpu")
@@ -149,7 +179,9 @@ def main(argv: Sequence[str], em: Emitter) -> int:
             em.emit(FATAL, kind="device", error=error)
             return 2
         device = torch.device("cpu") if stand_in else torch.device(label)
-    gpu = next((d for d in info["devices"] if d["device"] == label), {})
+    gpu: Dict[str, Any] = next((d for d in info["devices"] if d["device"] == label), {})
+    if args.label and label != "cpu":
+        label = args.label[:100]
 
     em.emit(STAGE, stage="data", device=label)
     try:
@@ -179,9 +211,15 @@ def _kernels_agree(torch: Any, em: Emitter, args: argparse.Namespace, bundle: An
     mean, std = NORMALISE[args.dataset]
     first = data.Bundle(bundle.name, bundle.x_train[:64], bundle.y_train[:64], bundle.x_test[:1], bundle.y_test[:1])
     batch = loop.to_device(first, torch.device("cpu"), mean, std)
+    planted: Optional[Callable[[Any], None]] = None
+    if "wrong-kernel" in _planted(label):
+        from . import perturb
+
+        planted = perturb.wrong_kernel
     for model in MODELS[args.dataset]:
         em.emit(STAGE, stage="parity", device=label, model=model)
-        em.emit(PARITY, device=label, **sanity.parity(model, (batch.x_train, batch.y_train), device, args.seed))
+        result = sanity.parity(model, (batch.x_train, batch.y_train), device, args.seed, planted)
+        em.emit(PARITY, device=label, **result)
     return True
 
 
@@ -206,19 +244,43 @@ def _train_all(
         for model in models:
             em.emit(RUN, model=model, device=label, error=error)
         return
-    budget = args.cpu_seconds if label == "cpu" else None
+    on_cpu = label == "cpu"
+    stand_in_release = _planted_release(label) if device.type != "cuda" else None
+    budget = args.cpu_seconds if on_cpu and args.cpu_steps is None else None
+    steps = args.cpu_steps if on_cpu else None
     for model in models:
         em.emit(STAGE, stage="train", device=label, model=model)
         report = functools.partial(_relay, em, model, label)
+        failed = False
         try:
-            run = loop.train(model, on_device, RECIPES[model], device, epochs, args.seed, budget, report, fault)
+            run = loop.train(model, on_device, RECIPES[model], device, epochs, args.seed, budget, report, fault, steps)
         except Exception as exc:  # noqa: BLE001 - out of memory, CUDA errors: recorded, next model
-            run = {"model": model, "error": sanity.error_text(exc)}
-            if device.type == "cuda":
-                torch.cuda.empty_cache()
-        required, basis = required_accuracy(args.dataset, model, epochs, bundle.train_size, bundle.test_size)
-        run.update(device=label, accuracy_required=required, accuracy_basis=basis)
-        em.emit(RUN, **run)
+            run, failed = {"model": model, "error": sanity.error_text(exc)}, True
+        run.update(device=label)
+        if not failed and args.speed_batch > 0 and args.speed_steps > 0:
+            em.emit(STAGE, stage="speed", device=label, model=model)
+            try:
+                speed_args = (on_device, RECIPES[model], device, args.speed_batch, args.speed_steps, args.seed)
+                run.update(loop.throughput(model, *speed_args))
+            except Exception as exc:  # noqa: BLE001 - recorded; the training result stands
+                run["speed_error"] = sanity.error_text(exc)
+        if not run.get("error"):
+            seen = int(run.get("samples") or 0)
+            required, basis = required_accuracy(args.dataset, model, seen, bundle.train_size, bundle.test_size)
+            run.update(accuracy_required=required, accuracy_basis=basis)
+        em.emit(RUN, **run)  # first: after a fatal CUDA error anything else may raise too
+        if failed and (device.type == "cuda" or stand_in_release is not None):
+            _release(torch, em, label, stand_in_release)
+
+
+def _release(torch: Any, em: Emitter, label: str, release: Optional[Callable[[], None]]) -> None:
+    """Give cached GPU memory back after a failed run; after a fatal CUDA error that call raises too, which is noted."""
+    from .sanity import error_text
+
+    try:
+        (release or torch.cuda.empty_cache)()
+    except Exception as exc:  # noqa: BLE001 - the run's record is already out
+        em.emit(STAGE, stage="release", device=label, error=error_text(exc))
 
 
 def _bench(em: Emitter, args: argparse.Namespace, gpu: Dict[str, Any], device: Any, label: str, stand_in: bool) -> None:
@@ -231,5 +293,11 @@ def _bench(em: Emitter, args: argparse.Namespace, gpu: Dict[str, Any], device: A
     nbytes = args.bench_bytes or ((256 if memory >= 4 * 1024 else 64) << 20)
     seconds = min(args.bench_seconds, 0.05) if stand_in else args.bench_seconds
     cc = gpu.get("compute_capability")
-    kinds = ("fp32",) if cc and cc[0] < 8 else ("fp32", "tf32", "bf16")  # TF32 and BF16 need sm_80 or newer
-    em.emit(BENCH, device=label, **bench.run(device, gpu.get("name"), n, nbytes, seconds, kinds))
+    # TF32 and BF16 need sm_80 or newer; Volta and Turing have fp16 tensor cores only
+    kinds = ("fp32", "fp16") if cc and cc[0] < 8 else ("fp32", "tf32", "bf16")
+    from . import clocks
+
+    read = _planted_clocks(label) if stand_in else None
+    sampler = clocks.sampler_for(gpu.get("pci_bus_id"), read) if (read or not stand_in) else None
+    result = bench.run(device, gpu.get("name"), n, nbytes, seconds, kinds, gpu.get("sm_count"), sampler)
+    em.emit(BENCH, device=label, **result)
