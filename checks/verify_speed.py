@@ -8,7 +8,7 @@ from gpudoctor.checks.verify_common import HOLDERS, verify_facts
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, skip
-from gpudoctor.verify_facts import DeviceResult, ModelRun, VerifyFacts
+from gpudoctor.verify_facts import ClockSummary, DeviceResult, ModelRun, VerifyFacts
 
 SPEEDUP_REQUIRED = 1.0  # below: the GPU is slower than the CPU, acceleration not proven
 SPEEDUP_EXPECTED = 2.0  # below: a warning
@@ -77,8 +77,22 @@ def _clock_finding(dev: DeviceResult, name: str) -> Optional[Finding]:
         parts.append(f"up to {c.power_w_max:.0f} W")
     observed = f"{name}: during the benchmarks ({c.samples} readings) " + ", ".join(parts or ["no readings"])
     limiting = [r for r in c.throttle_reasons if r not in _BENIGN]
+    if limiting == ["sw_power_cap"] and not _power_limit_lowered(c):
+        limit = f" against its {c.power_limit_w:.0f} W limit" if c.power_limit_w else ""
+        return Finding(
+            "verify.clocks", Severity.INFO,
+            f"{observed}; the power limit{limit} held the clocks, as it does for any GPU a large matrix product "
+            "keeps fully busy",
+            detail="observed: NVML's software power cap while the matrix products ran, with the power limit at "
+            "its default" if c.power_limit_default_w else "observed: NVML's software power cap while the matrix "
+            "products ran; the default power limit was not readable, so a lowered limit cannot be ruled out.",
+            evidence=("verify.devices",),
+        )
     if not limiting:
         return Finding("verify.clocks", Severity.INFO, observed, evidence=("verify.devices",))
+    if _power_limit_lowered(c):
+        assert c.power_limit_w is not None and c.power_limit_default_w is not None
+        observed += f"; power limit {c.power_limit_w:.0f} W, below the board's default {c.power_limit_default_w:.0f} W"
     return Finding(
         "verify.clocks-limited",
         Severity.WARNING,
@@ -92,6 +106,11 @@ def _clock_finding(dev: DeviceResult, name: str) -> Optional[Finding]:
 
 
 _BENIGN = ("sync_boost", "applications_clocks_setting", "display_clock_setting")
+
+
+def _power_limit_lowered(c: ClockSummary) -> bool:
+    """Whether someone set the power limit clearly below the board's default (nvidia-smi -pl)."""
+    return bool(c.power_limit_w and c.power_limit_default_w and c.power_limit_w < 0.95 * c.power_limit_default_w)
 
 
 @check("verify.speedup", "The GPU trains faster than the CPU")

@@ -94,6 +94,8 @@ class ClockSummary:
     power_w_max: Optional[float] = None
     throttle_reasons: Tuple[str, ...] = ()  # gpu_idle left out: the GPU was busy
     error: Optional[str] = None  # why NVML could not be read (no library, no permission)
+    power_limit_w: Optional[float] = None  # the power limit NVML enforced
+    power_limit_default_w: Optional[float] = None  # the board's default power limit
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch")
 
 from gpudoctor.checks.verify import CHECKS  # noqa: E402
 from gpudoctor.facts import Facts  # noqa: E402
+from gpudoctor.model import Severity  # noqa: E402
 from gpudoctor.registry import Catalogue  # noqa: E402
 from gpudoctor.runner import run_checks  # noqa: E402
 from gpudoctor.trainers import bench, sanity, session  # noqa: E402
@@ -176,6 +177,8 @@ def test_clock_readings_under_load_are_summed_up_and_a_missing_nvml_is_said() ->
         "max_sm_clock_mhz": 1980,
         "temperature_c_max": 71,
         "power_w_max": 500.0,
+        "power_limit_w": None,
+        "power_limit_default_w": None,
         "throttle_reasons": ["sw_power_cap"],
     }
     missing = clocks.sampler_for(None).summary()
@@ -192,6 +195,37 @@ def test_clock_limits_seen_during_the_benchmark_are_reported() -> None:
     assert [f.code for f in got] == ["verify.matmul-slow", "verify.clocks-limited"]
     assert got[0].detail.endswith("While the benchmarks ran, NVML reported clock limits: sw_power_cap, hw_slowdown.")
     assert got[1].summary.endswith("clocks were held back: sw_power_cap, hw_slowdown")
+
+
+def _clock_findings(clocks: object) -> list:
+    dev = DeviceResult(device="cuda:0", name="NVIDIA H100 80GB HBM3", clocks=clocks,
+                       matmul=(MatmulResult("bf16", 8192, 711.7, 989.4, "data sheet"),))
+    return [f for f in findings(VerifyFacts(dataset="synthetic", devices=(dev,)), "verify.bench")
+            if f.code.startswith("verify.clocks")]
+
+
+def test_the_power_cap_of_a_fully_busy_gpu_at_its_default_limit_is_not_a_fault() -> None:
+    from gpudoctor.verify_facts import ClockSummary
+
+    # a healthy H100 SXM under verify's bf16 product: 13 readings, 1425-1980 MHz, 647 W of a 700 W default limit
+    h100 = ClockSummary(13, 1425, 1980, 1980, 66, 647.0, ("sw_power_cap",), None, 700.0, 700.0)
+    [got] = _clock_findings(h100)
+    assert (got.code, got.severity) == ("verify.clocks", Severity.INFO)
+    assert "the power limit against its 700 W limit held the clocks" in got.summary
+    unknown = ClockSummary(13, 1425, 1980, 1980, 66, 647.0, ("sw_power_cap",))
+    [got] = _clock_findings(unknown)
+    assert got.severity is Severity.INFO and "a lowered limit cannot be ruled out" in got.detail
+
+
+def test_a_power_limit_set_below_the_default_is_a_warning() -> None:
+    from gpudoctor.verify_facts import ClockSummary
+
+    lowered = ClockSummary(13, 900, 1400, 1980, 55, 398.0, ("sw_power_cap",), None, 400.0, 700.0)
+    [got] = _clock_findings(lowered)
+    assert (got.code, got.severity) == ("verify.clocks-limited", Severity.WARNING)
+    assert "power limit 400 W, below the board's default 700 W; clocks were held back: sw_power_cap" in got.summary
+    hot = ClockSummary(13, 900, 1400, 1980, 91, 600.0, ("sw_power_cap", "hw_thermal_slowdown"), None, 700.0, 700.0)
+    assert [f.code for f in _clock_findings(hot)] == ["verify.clocks-limited"]
 
 
 def test_a_slow_pcie_copy_among_several_gpus_names_the_shared_switch() -> None:

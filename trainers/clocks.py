@@ -23,7 +23,7 @@ REASON_BITS = (
     (0x80, "hw_power_brake_slowdown"),
     (0x100, "display_clock_setting"),
 )
-Sample = Dict[str, Any]  # sm_clock_mhz, temperature_c, power_w, reasons (bit mask)
+Sample = Dict[str, Any]  # sm_clock_mhz, temperature_c, power_w, power limits, reasons (bit mask)
 Reader = Callable[[], Sample]
 
 
@@ -54,11 +54,19 @@ def nvml_reader(pci_bus_id: Optional[str]) -> Reader:
         "nvmlDeviceGetCurrentClocksThrottleReasons",
     )
 
+    limits: Sample = {}
+    for key, fn in (("power_limit_w", "nvmlDeviceGetEnforcedPowerLimit"),
+                    ("power_limit_default_w", "nvmlDeviceGetPowerManagementDefaultLimit")):
+        milliwatts = ctypes.c_uint()
+        if hasattr(lib, fn) and getattr(lib, fn)(handle, ctypes.byref(milliwatts)) == 0:
+            limits[key] = milliwatts.value / 1000.0
+
     def read() -> Sample:
         clock, temp, power, mask = ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_ulonglong()
         call("nvmlDeviceGetClockInfo", handle, 1, ctypes.byref(clock))
         call(events, handle, ctypes.byref(mask))
-        sample: Sample = {"sm_clock_mhz": clock.value, "reasons": mask.value, "max_sm_clock_mhz": max_clock.value}
+        sample: Sample = {"sm_clock_mhz": clock.value, "reasons": mask.value, "max_sm_clock_mhz": max_clock.value,
+                          **limits}
         if lib.nvmlDeviceGetTemperature(handle, 0, ctypes.byref(temp)) == 0:  # 0: NVML_TEMPERATURE_GPU
             sample["temperature_c"] = temp.value
         if lib.nvmlDeviceGetPowerUsage(handle, ctypes.byref(power)) == 0:
@@ -117,6 +125,8 @@ class Sampler:
             max_sm_clock_mhz=found[-1].get("max_sm_clock_mhz"),
             temperature_c_max=max((s["temperature_c"] for s in found if "temperature_c" in s), default=None),
             power_w_max=max((s["power_w"] for s in found if "power_w" in s), default=None),
+            power_limit_w=found[-1].get("power_limit_w"),
+            power_limit_default_w=found[-1].get("power_limit_default_w"),
             throttle_reasons=[r for r in reasons(mask) if r != "gpu_idle"],
         )
         return out
