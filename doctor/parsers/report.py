@@ -244,6 +244,18 @@ def _load_collect_env(text: str, name: str) -> Optional[Facts]:
     return _with_source(facts, "collect_env")
 
 
+def _load_paste(text: str, base: Optional[Facts]) -> Optional[Facts]:
+    """Facts from every recognisable part of an issue body, over the collect_env report found in it."""
+    try:
+        paste = importlib.import_module("gpudoctor.parsers.paste")
+    except ImportError:
+        return None
+    result = paste.read_paste(text, base, "collect_env")
+    if not result.recognised:
+        return None
+    return result.facts
+
+
 def load_facts(text: str, name: str) -> Facts:
     """Facts from any input ``diagnose`` accepts, with ``meta.source`` saying which kind it was."""
     text = text.lstrip("\ufeff")
@@ -260,6 +272,9 @@ def load_facts(text: str, name: str) -> Facts:
     if data is not None:
         return _from_data(data, name)
     facts = _load_collect_env(text, name)
+    pasted = _load_paste(text, facts)
+    if pasted is not None:
+        return pasted
     if facts is not None:
         return facts
     what = _describe_unknown(text)

@@ -1,0 +1,91 @@
+"""Each error message of the catalogue, pasted alone, is classified into facts and named by a check."""
+
+from __future__ import annotations
+
+from typing import Tuple
+
+import pytest
+
+from gpudoctor.model import Severity
+from gpudoctor.parsers.report import load_facts
+from gpudoctor.registry import discover
+from gpudoctor.runner import run_checks
+
+SAMPLES = {
+ "kernel": "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+ "sm": "UserWarning: NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.",
+ "insufficient": "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version",
+ "tooold": "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver",
+ "notcompiled": "AssertionError: Torch not compiled with CUDA enabled",
+ "nodriver": "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx",
+ "802": "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 802: system not yet initialized",
+ "803": "RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 803: system has unsupported display driver / cuda driver combination",
+ "804": "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Error 804: forward compatibility was attempted on non supported HW",
+ "999": "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.",
+ "nvmlmm": "Failed to initialize NVML: Driver/library version mismatch",
+ "nvmlunk": "Failed to initialize NVML: Unknown Error",
+ "docker": 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
+ "ordinal": "RuntimeError: CUDA error: invalid device ordinal",
+ "nms": "RuntimeError: operator torchvision::nms does not exist",
+ "jit": "ImportError: /usr/local/lib/python3.10/dist-packages/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12",
+ "cudnn": "OSError: libcudnn.so.8: cannot open shared object file: No such file or directory",
+ "libcuda": "Could not load library libcuda.so. Error: libcuda.so: cannot open shared object file: No such file or directory",
+ "win126": 'OSError: [WinError 126] The specified module could not be found. Error loading "C:\\Python311\\Lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.',
+ "win1114": 'OSError: [WinError 1114] A dynamic link library (DLL) initialization routine failed. Error loading "C:\\Users\\me\\venv\\lib\\site-packages\\torch\\lib\\c10.dll" or one of its dependencies.',
+ "oom": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.2 GiB is free.",
+ "notorch": "ModuleNotFoundError: No module named 'torch'",
+ "nodevice": "RuntimeError: No CUDA GPUs are available",
+ "busy": "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable",
+ "assert": "RuntimeError: CUDA error: device-side assert triggered",
+}
+EXPECTED = {
+    'kernel': 'paste.no-kernel-image',
+    'sm': 'gpu.arch-too-new',
+    'insufficient': 'paste.driver-insufficient',
+    'tooold': 'paste.driver-too-old',
+    'notcompiled': 'paste.not-compiled-with-cuda',
+    'nodriver': 'driver.not-loaded',
+    '802': 'driver.fabric-manager',
+    '803': 'paste.error-803',
+    '804': 'paste.error-804',
+    '999': 'driver.uvm',
+    'nvmlmm': 'driver.nvml-mismatch',
+    'nvmlunk': 'paste.nvml-unknown-error',
+    'docker': 'paste.docker-no-gpu-driver',
+    'ordinal': 'paste.invalid-device-ordinal',
+    'nms': 'paste.torchvision-nms',
+    'jit': 'paste.shadowed-cuda-libs',
+    'cudnn': 'paste.cudnn-missing',
+    'libcuda': 'paste.libcuda-missing',
+    'win126': 'windows.dll-load-failed',
+    'win1114': 'windows.dll-load-failed',
+    'notorch': 'torch.not-installed',
+    'nodevice': 'paste.no-device',
+    'busy': 'paste.device-busy',
+}
+
+
+def _codes(text: str, severities: Tuple[Severity, ...] = (Severity.ERROR, Severity.WARNING)) -> Tuple[str, ...]:
+    report = run_checks(discover(plugins=False), load_facts(text + "\n", "in.txt"))
+    return tuple(f.code for f in report.findings() if f.severity in severities)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_message_names_its_cause(name: str) -> None:
+    codes = _codes(SAMPLES[name])
+    assert EXPECTED[name] in codes
+    assert len(codes) == len(set(codes)) and not any(c.startswith("paste.") for c in codes if c != EXPECTED[name])
+
+
+@pytest.mark.parametrize("name", ["oom", "assert"])
+def test_a_working_gpu_that_failed_elsewhere_is_healthy(name: str) -> None:
+    assert _codes(SAMPLES[name]) == ()
+    info = _codes(SAMPLES[name], (Severity.INFO,))
+    assert any(code in ("paste.out-of-memory", "paste.device-side-assert") for code in info)
+
+
+def test_fatal_xid_is_an_error_and_an_application_xid_a_warning() -> None:
+    fatal = "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus."
+    app = "NVRM: Xid (PCI:0000:3b:00): 13, pid=1, Graphics Exception"
+    assert _codes(fatal, (Severity.ERROR,)) == ("paste.xid",)
+    assert _codes(app, (Severity.WARNING,)) == ("paste.xid",)
