@@ -18,6 +18,7 @@ MAX_BYTES = 10 * 1024 * 1024
 REPORT_TITLE = re.compile(r"^[\s>]*#+\s*gpudoctor report\s*$", re.M)
 _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)*")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+-]*)")
+_JSON_ARRAY = re.compile(r"\[\s*(?:[\[{\"\]\d-]|$)")  # not "[Bug]: ..." or "[pip3] torch"
 
 
 class InputError(ValueError):
@@ -264,7 +265,7 @@ def load_facts(text: str, name: str) -> Facts:
         raise InputError(f"{name}: empty")
     if "\x00" in stripped:
         raise InputError(f"{name}: binary data, not a report (it contains NUL bytes)")
-    if stripped.startswith("{") or stripped.startswith("["):
+    if stripped.startswith("{") or _JSON_ARRAY.match(stripped):
         return _load_json(text, name)
     if FACTS_MARKER in text or REPORT_TITLE.search(text):
         return _load_markdown(text, name)
