@@ -102,12 +102,12 @@ CATALOGUE: Tuple[Signature, ...] = (
        "torchvision was built for a different torch", "torchvision.import_error"),
     _s(Sig.SHADOWED_CUDA, "undefined symbol", r"undefined symbol: (?:__nvJitLink\w*|cusparseSpSV\w*|cublasLt\w*|\w*cudnn\w*)",
        "a system CUDA library on LD_LIBRARY_PATH shadows the one in torch's own nvidia-* wheels", IMPORT),
-    _s(Sig.CUDNN_MISSING, "libcudnn", r"libcudnn\w*\.so[\w.]*: cannot open shared object file",
+    _s(Sig.CUDNN_MISSING, "libcudnn", r"libcudnn[\w.-]*\.so[\w.]*: cannot open shared object file",
        "torch cannot find its cuDNN library (the nvidia-cudnn wheel is missing or not on the search path)", IMPORT),
     _s(Sig.LIBCUDA_MISSING, "libcuda.so", r"libcuda\.so[\w.]*(?::| ) ?(?:cannot open shared object file|not found)|"
        r"Could not load library libcuda\.so",
        "the driver library libcuda.so is not on the loader's path (under WSL it lives in /usr/lib/wsl/lib)", INIT),
-    _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl)\w*\.so[\w.]*: cannot open shared object file",
+    _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl)[\w-]*\.so[\w.]*: cannot open shared object file",
        "a CUDA library torch needs cannot be found", IMPORT),
     _s(Sig.WIN_DLL, "winerror", r"\[WinError (?:126|127|1114|193)\][^\n]*?(?:\w+\.dll)?",
        "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
@@ -133,7 +133,8 @@ def signatures(segment: Segment) -> Iterator[Observation]:
     hits = [s for s in CATALOGUE if s.literal in low]
     if not hits:
         return
-    for line in segment.lines:
+    lines = segment.lines
+    for i, line in enumerate(lines):
         text = line.text
         if text.lstrip().startswith(_CODE):
             continue
@@ -147,6 +148,8 @@ def signatures(segment: Segment) -> Iterator[Observation]:
             yield observe("signature", sig.sig, segment, line, "error message")
             if sig.target:
                 message = text.strip()
+                if i + 1 < len(lines) and lines[i + 1].text.lstrip().startswith("Error loading"):
+                    message += " " + lines[i + 1].text.strip()  # a DLL error wrapped before the DLL's name
                 if sig.target == IMPORT and not _CONTEXT.match(message):
                     message = "ImportError: " + message
                 yield observe(sig.target, message[:500], segment, line, "error message")
