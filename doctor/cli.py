@@ -169,14 +169,31 @@ def _finish(facts: Facts, catalogue: Catalogue, fmt: Optional[str] = None, outpu
         facts = _redacted(facts)
     report = run_checks(catalogue, facts)
     text = render(report, chosen, verbose)
+    lead = _answer(report, chosen)
     styled = None
     if chosen is Format.TERMINAL and output in (None, "-"):
         from gpudoctor.render.terminal import render_rich
 
-        styled = functools.partial(render_rich, report, verbose)
-    deliver(text, output, styled, summary_line(report))
+        styled = functools.partial(_led, lead, functools.partial(render_rich, report, verbose))
+    deliver(lead + text, output, styled, summary_line(report))
     levels = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "never": None}
     return report.exit_code(levels[fail_on])
+
+
+def _answer(report: Any, chosen: Any) -> str:
+    """For a pasted report: the diagnosis that leads the output (not in JSON, whose keys are stable)."""
+    from gpudoctor.render import Format
+    from gpudoctor.render.diagnosis import render_answer
+
+    return "" if chosen is Format.JSON else render_answer(report, markdown=chosen is Format.MARKDOWN)
+
+
+def _led(lead: str, styled: Callable[[], Any]) -> Any:
+    from rich.text import Text
+
+    text = Text(lead)
+    text.append_text(styled())
+    return text
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -1,0 +1,165 @@
+"""The answer to a pasted report: the most likely root cause with its confidence, the quoted evidence with
+line numbers, the fix, the other candidates ranked, and what to run and paste next when the paste cannot
+settle it."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Report, Severity
+
+PASTED = ("paste", "collect_env")
+_FACT_LINES = {  # a finding's evidence path -> the paste.line.* keys that can show it
+    "torch.cuda": ("torch.cuda", "torch.version"),
+    "torch.version": ("torch.version",),
+    "torch.cuda_compiled": ("torch.cuda_compiled", "torch.version", "torch.init_error"),
+    "torch.arch_flags": ("torch.arch_flags", "torch.warnings"),
+    "gpus": ("gpus.0", "gpus.1"),
+    "driver.version": ("driver.version",),
+    "driver.cuda_version": ("driver.cuda_version",),
+    "driver.nvml_error": ("driver.nvml_error_text",),
+    "torch.init_error": ("torch.init_error",),
+    "torch.import_error": ("torch.import_error",),
+    "torch.warnings": ("torch.warnings",),
+    "torchvision.import_error": ("torchvision.import_error",),
+    "libraries.ld_library_path_cuda": ("libraries.ld_library_path",),
+    "libraries.ld_library_path": ("libraries.ld_library_path",),
+    "toolkit.nvcc_version": ("toolkit.nvcc_version",),
+}
+
+
+class Confidence(enum.Enum):
+    """How sure the answer is of its lead cause."""
+
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The diagnosis of one paste."""
+
+    lead: Optional[Finding]
+    confidence: Optional[Confidence]
+    evidence: Tuple[str, ...]  # "line N: text"
+    others: Tuple[Finding, ...]
+    healthy: Tuple[Finding, ...]  # notes that the environment works and the problem lies elsewhere
+    conflicts: Tuple[str, ...]
+    next_steps: Tuple[Tuple[str, str], ...]  # (command, why)
+
+
+def _lines(facts: Facts) -> List[Tuple[str, str]]:
+    return [(key[len("paste.line."):], value) for key, value in facts.extra if key.startswith("paste.line.")]
+
+
+def _quote(value: str) -> str:
+    number, _, text = value.partition(": ")
+    return f"line {number}: {text}"
+
+
+def evidence_for(finding: Finding, facts: Facts) -> Tuple[str, ...]:
+    """The pasted lines a finding rests on, in paste order."""
+    lines = dict(_lines(facts))
+    keys: List[str] = []
+    if finding.code.startswith("paste."):
+        keys.append(f"signature.{finding.code[len('paste.'):]}")
+    for path in finding.evidence:
+        keys.extend(_FACT_LINES.get(path, (path,)))
+    found = [lines[key] for key in dict.fromkeys(keys) if key in lines]
+    found.sort(key=lambda value: int(value.partition(":")[0]) if value.partition(":")[0].isdigit() else 0)
+    return tuple(_quote(value) for value in found)
+
+
+def _rank(findings: List[Finding], facts: Facts) -> List[Finding]:
+    order = {id(f): i for i, f in enumerate(findings)}
+    return sorted(findings, key=lambda f: (-f.severity.rank, not evidence_for(f, facts), f.inferred, order[id(f)]))
+
+
+def _confidence(lead: Finding, evidence: Tuple[str, ...]) -> Confidence:
+    if lead.severity is Severity.ERROR and evidence and not lead.inferred:
+        return Confidence.HIGH
+    if lead.severity is Severity.ERROR:
+        return Confidence.MEDIUM
+    return Confidence.LOW
+
+
+def _next_steps(facts: Facts, settled: bool) -> Tuple[Tuple[str, str], ...]:
+    steps: List[Tuple[str, str]] = []
+    if facts.torch.version is None:
+        steps.append(("python -m torch.utils.collect_env",
+                      "the paste does not say which torch build is installed or whether it sees the GPU"))
+    if facts.driver.version is None and not facts.gpus:
+        steps.append(("nvidia-smi", "the paste shows neither the NVIDIA driver nor the GPU"))
+    if not settled or steps:
+        steps.append(("gpudoctor facts -o facts.json",
+                      "collects all of the above in one file; `gpudoctor diagnose facts.json` then judges it fully"))
+    return tuple(steps)
+
+
+def answer(report: Report) -> Answer:
+    facts = report.facts
+    findings = [f for f in report.findings() if f.severity in (Severity.ERROR, Severity.WARNING)]
+    healthy = tuple(f for f in report.findings() if f.severity is Severity.INFO and f.code.startswith("paste."))
+    conflicts = tuple(value for key, value in facts.extra if key == "paste.conflict")
+    ranked = _rank(findings, facts)
+    if not ranked:
+        return Answer(None, None, (), (), healthy, conflicts, _next_steps(facts, bool(healthy)))
+    lead = ranked[0]
+    evidence = evidence_for(lead, facts)
+    confidence = _confidence(lead, evidence)
+    return Answer(lead, confidence, evidence, tuple(ranked[1:]), healthy, conflicts,
+                  _next_steps(facts, confidence is Confidence.HIGH))
+
+
+def render_answer(report: Report, markdown: bool = False) -> str:
+    """The answer as text (terminal) or Markdown, ending with a blank line; '' when the input was not a paste."""
+    if report.facts.meta.source not in PASTED:
+        return ""
+    a = answer(report)
+    out: List[str] = ["## Diagnosis" if markdown else "Diagnosis of the pasted report", ""]
+    bullet = "- " if markdown else "  "
+    if a.lead is not None:
+        out.append(f"{'**Most likely cause**' if markdown else 'Most likely cause'} "
+                   f"({a.confidence.value if a.confidence else 'low'} confidence): {a.lead.summary} [{a.lead.code}]")
+        if a.evidence:
+            out += ["", "Evidence:"] + [f"{bullet}{_code(line, markdown)}" for line in a.evidence]
+        if a.lead.fix is not None:
+            out += ["", f"Fix: {a.lead.fix.text}"]
+            out += _commands(a.lead.fix.commands, markdown)
+        if a.others:
+            out += ["", "Other candidates, most likely first:"]
+            out += [f"{bullet}{i}. {f.summary} [{f.code}]" for i, f in enumerate(a.others[:5], start=2)]
+    elif a.healthy:
+        out.append("The CUDA environment itself works; the problem lies elsewhere:")
+        out += [f"{bullet}{f.summary}" + (f" ({f.fix.text})" if f.fix else "") for f in a.healthy]
+        for f in a.healthy:
+            out += [f"{bullet}  {_code(line, markdown)}" for line in evidence_for(f, report.facts)]
+    else:
+        out.append("Nothing in the paste shows a broken GPU environment, and it does not hold enough to be sure.")
+    if a.conflicts:
+        out += ["", "The paste holds values that disagree (two machines, or a host and a container); "
+                    "the first of each was judged:"]
+        out += [f"{bullet}{_code(c, markdown)}" for c in a.conflicts]
+    if a.next_steps:
+        out += ["", "To settle it, run and paste:"]
+        out += [f"{bullet}{_code(cmd, True) if markdown else cmd}  ({why})" for cmd, why in a.next_steps]
+    return "\n".join(out) + "\n\n"
+
+
+def _code(text: str, markdown: bool) -> str:
+    if not markdown:
+        return text
+    ticks = "``" if "`" in text else "`"
+    return f"{ticks} {text} {ticks}" if ticks == "``" else f"`{text}`"
+
+
+def _commands(commands: Tuple[str, ...], markdown: bool) -> List[str]:
+    if not commands:
+        return []
+    if markdown:
+        return ["", "```sh", *commands, "```"]
+    return [f"    {cmd}" for cmd in commands]

@@ -1,0 +1,73 @@
+"""The answer to a paste: lead cause with confidence, quoted evidence, fix, alternatives and what to paste next."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from gpudoctor.cli import main
+from gpudoctor.parsers.report import load_facts
+from gpudoctor.registry import discover
+from gpudoctor.render.diagnosis import Confidence, answer, render_answer
+from gpudoctor.runner import run_checks
+
+NO_KERNEL = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+TOO_OLD = (
+    "```\nRuntimeError: The NVIDIA driver on your system is too old (found version 11040).\n```\n"
+    "```\n| NVIDIA-SMI 470.86       Driver Version: 470.86       CUDA Version: 11.4     |\n```\n"
+)
+
+
+def _report(text: str):  # type: ignore[no-untyped-def]
+    return run_checks(discover(plugins=False), load_facts(text, "in.txt"))
+
+
+def test_lead_cause_with_quoted_lines_and_high_confidence() -> None:
+    a = answer(_report(TOO_OLD))
+    assert a.lead is not None and a.lead.code == "paste.driver-too-old"
+    assert a.confidence is Confidence.HIGH
+    assert a.evidence == ("line 2: RuntimeError: The NVIDIA driver on your system is too old (found version 11040).",)
+    text = render_answer(_report(TOO_OLD))
+    assert "Most likely cause (high confidence): the NVIDIA driver is too old" in text
+    assert "    nvidia-smi" in text
+
+
+def test_what_to_paste_next_names_the_missing_facts() -> None:
+    a = answer(_report(NO_KERNEL))
+    assert a.lead is not None and a.lead.code == "paste.no-kernel-image"
+    commands = [cmd for cmd, _ in a.next_steps]
+    assert commands == ["python -m torch.utils.collect_env", "nvidia-smi", "gpudoctor facts -o facts.json"]
+
+
+def test_a_healthy_environment_is_said_to_work() -> None:
+    report = _report("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n")
+    a = answer(report)
+    assert a.lead is None and [f.code for f in a.healthy] == ["paste.out-of-memory"]
+    assert "The CUDA environment itself works; the problem lies elsewhere:" in render_answer(report)
+
+
+def test_conflicting_values_are_shown_apart() -> None:
+    smi = "| NVIDIA-SMI {0}       Driver Version: {0}       CUDA Version: 12.2     |\n"
+    report = _report("host:\n```\n" + smi.format("535.104.05") + "```\ncontainer:\n```\n" + smi.format("550.54.14")
+                     + "```\n" + NO_KERNEL)
+    text = render_answer(report)
+    assert "driver.version: 535.104.05 (line 3) vs 550.54.14 (line 7)" in text
+
+
+def test_the_cli_leads_with_the_answer_in_terminal_and_markdown_but_not_json(tmp_path: Path) -> None:
+    paste = tmp_path / "issue.md"
+    paste.write_text(TOO_OLD, encoding="utf-8")
+    runner = CliRunner()
+    term = runner.invoke(main, ["diagnose", str(paste)])
+    assert term.exit_code == 1 and term.output.startswith("Diagnosis of the pasted report\n")
+    md = runner.invoke(main, ["diagnose", str(paste), "--format", "markdown"])
+    assert md.output.startswith("## Diagnosis\n") and "```sh\nnvidia-smi\n" in md.output
+    out = runner.invoke(main, ["diagnose", str(paste), "--format", "json"])
+    assert json.loads(out.output)["facts"]["meta"]["source"] == "paste"
+
+
+def test_a_facts_file_gets_no_paste_answer() -> None:
+    report = _report('{"meta": {"schema": 1}, "platform": {"system": "Linux"}}')
+    assert render_answer(report) == ""
