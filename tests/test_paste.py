@@ -142,3 +142,21 @@ def test_a_hundred_thousand_traceback_lines_give_one_error() -> None:
     assert [o.value for o in paste.observations if o.path == "traceback"] == [
         "RecursionError: maximum recursion depth exceeded"
     ]
+
+
+def test_mixed_encodings_are_read_not_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from gpudoctor.parsers.report import read_input
+
+    path = tmp_path / "issue.txt"
+    line = "| GPU 0: NVIDIA GeForce RTX 3090 -- Temperatur 45°C |\r\n".encode("cp1252")  # a Windows console's bytes
+    path.write_bytes(line * 200 + b"RuntimeError: CUDA error: invalid device ordinal\r\n")
+    facts = load_facts(*read_input(str(path)))
+    assert dict(facts.extra)["paste.signature"] == "invalid-device-ordinal"
+
+
+def test_a_body_too_large_for_collect_env_is_still_read() -> None:
+    report = "Collecting environment information...\nPyTorch version: 2.1.0+cu121\nIs CUDA available: False\n"
+    text = report + ("x" * 4000 + "\n") * 550 + "AssertionError: Torch not compiled with CUDA enabled\n"
+    facts = load_facts(text, "in.txt")
+    assert facts.torch.version == "2.1.0+cu121"
+    assert dict(facts.extra)["paste.signature"] == "not-compiled-with-cuda"

@@ -43,7 +43,8 @@ def _decode(data: bytes, name: str) -> str:
     except UnicodeDecodeError:
         text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
     bad = text.count("\ufffd")
-    if bad > max(8, len(text) // 100):
+    ascii_bytes = len(data) - sum(1 for byte in data if byte >= 0x80)
+    if bad > max(8, len(text) // 100) and ascii_bytes * 10 < len(data) * 9:  # mostly ASCII: mixed encodings
         raise InputError(f"{name}: binary data or an unknown encoding, not a report ({bad} undecodable bytes)")
     return text
 
@@ -272,7 +273,13 @@ def load_facts(text: str, name: str) -> Facts:
     data = _bare_json(text)
     if data is not None:
         return _from_data(data, name)
-    facts = _load_collect_env(text, name)
+    try:
+        facts = _load_collect_env(text, name)
+    except InputError:
+        pasted = _load_paste(text, None)  # collect_env refuses (too large, cut off): read what else is there
+        if pasted is None:
+            raise
+        return pasted
     pasted = _load_paste(text, facts)
     if pasted is not None:
         return pasted

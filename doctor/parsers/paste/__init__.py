@@ -64,7 +64,7 @@ class Paste:
 def _warning_signals(segment: Segment) -> Iterator[Observation]:
     """The architecture and compute-capability facts torch's own warnings carry (collect_env's classifier)."""
     text = segment.text()
-    if "capability" not in text and "NVIDIA-SMI" not in text:
+    if "capability" not in text:
         return
     sig = scan(text)
     anchor = next((line for line in segment.lines if "capability" in line.text), segment.lines[0])

@@ -14,6 +14,7 @@ _TORCH_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)
 _BOOL = {"true": True, "yes": True, "false": False, "no": False}
 _YOLO = re.compile(r"torch-(\d[\w.+]*)\s+(?:CUDA:(\d+)\s+\(([^,()]+),\s*(\d+)MiB\)|CPU|MPS)")
 _COMFY_DEVICE = re.compile(r"^\s*Device:\s*cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
+_SPACES = re.compile(r"\s+")
 _PRINT = re.compile(r"print\((.*)\)")
 _EXPRS: Tuple[Tuple[str, str], ...] = (
     ("torch.__version__", "torch.version"),
@@ -59,7 +60,7 @@ _KEYS: Dict[str, str] = {
 
 
 def _key(raw: str) -> str:
-    return re.sub(r"\s+", " ", raw.replace("`", "").replace("*", "")).strip().lower()
+    return _SPACES.sub(" ", raw.replace("`", "").replace("*", "")).strip().lower()
 
 
 def _platform(value: str, segment: Segment, line: Line) -> Iterator[Observation]:
