@@ -29,6 +29,7 @@ _USER_ERRORS = (
     ("gpudoctor.verify", "VerifyInputError"),
     ("gpudoctor.facts", "FactsError"),
     ("gpudoctor.render.console", "OutputError"),
+    ("gpudoctor.github_event", "EventError"),
 )
 
 
@@ -235,18 +236,53 @@ def facts(output: Optional[str], python: Optional[str], redact: bool, timeout: f
 
 
 @main.command()
-@click.argument("source", metavar="FILE|-")
+@click.argument("source", metavar="FILE|-", required=False)
+@click.option("--github-event", "event", metavar="PATH",
+              help="Read a GitHub issues/issue_comment event and write the comment to post (quiet when the "
+                   "issue holds no environment information).")
 @_output_options
 @_selection_options
 @guarded
-def diagnose(source: str, **opts: Any) -> int:
-    """Diagnose a facts file, a gpudoctor report (JSON or markdown) or pasted collect_env output."""
+def diagnose(source: Optional[str], event: Optional[str], **opts: Any) -> int:
+    """Diagnose a facts file, a gpudoctor report, or a pasted issue body (collect_env, nvidia-smi, pip list,
+    env reports, tracebacks, all mixed in Markdown)."""
     from gpudoctor.parsers.report import load_facts, read_input
 
+    if source is None and event is None:
+        raise click.UsageError("Missing argument 'FILE|-' (or --github-event PATH).")
+    if source is not None and event is not None:
+        raise UserError("give either FILE (or - for standard input) or --github-event PATH, not both")
     catalogue = _prepare(**opts)
+    if event is not None:
+        return _github_event(event, catalogue, **opts)
     if source == "-" and sys.stdin.isatty():
         _note("Paste the report, then press Ctrl-D (Ctrl-Z and Enter on Windows).")
     return _finish(load_facts(*read_input(source)), catalogue, **opts)
+
+
+def _github_event(path: str, catalogue: Catalogue, output: Optional[str] = None, redact: Optional[bool] = None,
+                  **_: Any) -> int:
+    """The comment for a GitHub event, redacted; nothing at all when the issue holds nothing recognisable."""
+    from gpudoctor.github_event import EventError, comment, read_event
+    from gpudoctor.parsers.report import InputError, load_facts
+    from gpudoctor.render.console import deliver
+    from gpudoctor.runner import run_checks
+
+    try:
+        event = read_event(path)
+    except EventError as exc:
+        raise UserError(str(exc)) from None
+    if event is None:
+        _note("gpudoctor: nothing to answer in this event")
+        return 0
+    try:
+        facts = load_facts(event.text, f"the {event.kind}")
+    except InputError:
+        _note(f"gpudoctor: the {event.kind} holds no environment information; no comment")
+        return 0
+    report = run_checks(catalogue, facts if redact is False else _redacted(facts))
+    deliver(comment(report, event.kind), output, None, "Comment written.")
+    return 0
 
 
 @main.command("checks")

@@ -28,7 +28,10 @@ def test_lead_cause_with_quoted_lines_and_high_confidence() -> None:
     a = answer(_report(TOO_OLD))
     assert a.lead is not None and a.lead.code == "paste.driver-too-old"
     assert a.confidence is Confidence.HIGH
-    assert a.evidence == ("line 2: RuntimeError: The NVIDIA driver on your system is too old (found version 11040).",)
+    assert a.evidence == (
+        "line 2: RuntimeError: The NVIDIA driver on your system is too old (found version 11040).",
+        "line 5: | NVIDIA-SMI 470.86       Driver Version: 470.86       CUDA Version: 11.4     |",
+    )
     text = render_answer(_report(TOO_OLD))
     assert "Most likely cause (high confidence): the NVIDIA driver is too old" in text
     assert "    nvidia-smi" in text

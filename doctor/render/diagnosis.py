@@ -10,6 +10,7 @@ from typing import List, Optional, Tuple
 
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Report, Severity
+from gpudoctor.render.markdown import fence, md_escape
 
 PASTED = ("paste", "collect_env")
 _FACT_LINES = {  # a finding's evidence path -> the paste.line.* keys that can show it
@@ -28,6 +29,20 @@ _FACT_LINES = {  # a finding's evidence path -> the paste.line.* keys that can s
     "libraries.ld_library_path_cuda": ("libraries.ld_library_path",),
     "libraries.ld_library_path": ("libraries.ld_library_path",),
     "toolkit.nvcc_version": ("toolkit.nvcc_version",),
+}
+
+
+_SIGNATURE_LINES = {  # a paste.* finding -> the other pasted facts that bear on it
+    "shadowed-cuda-libs": ("libraries.ld_library_path", "torch.loaded_libraries"),
+    "cudnn-missing": ("libraries.ld_library_path", "torch.version"),
+    "driver-too-old": ("driver.version", "driver.cuda_version", "torch.version"),
+    "driver-insufficient": ("driver.version", "driver.cuda_version", "torch.version"),
+    "no-kernel-image": ("gpus.0", "torch.version", "torch.arch_flags"),
+    "sm-incompatible": ("gpus.0", "torch.version", "torch.arch_flags"),
+    "not-compiled-with-cuda": ("torch.version", "gpus.0"),
+    "libcuda-missing": ("platform.wsl",),
+    "error-804": ("driver.version", "driver.cuda_version", "platform.container"),
+    "docker-no-gpu-driver": ("platform.container", "driver.version"),
 }
 
 
@@ -66,10 +81,11 @@ def evidence_for(finding: Finding, facts: Facts) -> Tuple[str, ...]:
     lines = dict(_lines(facts))
     keys: List[str] = []
     if finding.code.startswith("paste."):
-        keys.append(f"signature.{finding.code[len('paste.'):]}")
+        name = finding.code[len("paste."):]
+        keys += [f"signature.{name}", *_SIGNATURE_LINES.get(name, ())]
     for path in finding.evidence:
         keys.extend(_FACT_LINES.get(path, (path,)))
-    found = [lines[key] for key in dict.fromkeys(keys) if key in lines]
+    found = list(dict.fromkeys(lines[key] for key in dict.fromkeys(keys) if key in lines))
     found.sort(key=lambda value: int(value.partition(":")[0]) if value.partition(":")[0].isdigit() else 0)
     return tuple(_quote(value) for value in found)
 
@@ -89,9 +105,9 @@ def _confidence(lead: Finding, evidence: Tuple[str, ...]) -> Confidence:
 
 def _next_steps(facts: Facts, settled: bool) -> Tuple[Tuple[str, str], ...]:
     steps: List[Tuple[str, str]] = []
-    if facts.torch.version is None:
+    if facts.torch.version is None or facts.platform.system is None:
         steps.append(("python -m torch.utils.collect_env",
-                      "the paste does not say which torch build is installed or whether it sees the GPU"))
+                      "the paste does not say which torch build, operating system and GPU are involved"))
     if facts.driver.version is None and not facts.gpus:
         steps.append(("nvidia-smi", "the paste shows neither the NVIDIA driver nor the GPU"))
     if not settled or steps:
@@ -116,50 +132,76 @@ def answer(report: Report) -> Answer:
 
 
 def render_answer(report: Report, markdown: bool = False) -> str:
-    """The answer as text (terminal) or Markdown, ending with a blank line; '' when the input was not a paste."""
+    """The answer as text (terminal) or Markdown, ending with a blank line; '' when the input was not a paste.
+
+    Pasted lines are hostile: in Markdown they go into fenced blocks that no line can close, and every
+    other value is escaped."""
     if report.facts.meta.source not in PASTED:
         return ""
     a = answer(report)
-    out: List[str] = ["## Diagnosis" if markdown else "Diagnosis of the pasted report", ""]
-    bullet = "- " if markdown else "  "
+    md = _Markdown() if markdown else _Plain()
+    out: List[str] = [md.title()]
     if a.lead is not None:
-        out.append(f"{'**Most likely cause**' if markdown else 'Most likely cause'} "
-                   f"({a.confidence.value if a.confidence else 'low'} confidence): {a.lead.summary} [{a.lead.code}]")
+        confidence = a.confidence.value if a.confidence else "low"
+        out.append(md.lead(f"Most likely cause ({confidence} confidence):", f"{a.lead.summary} [{a.lead.code}]"))
         if a.evidence:
-            out += ["", "Evidence:"] + [f"{bullet}{_code(line, markdown)}" for line in a.evidence]
+            out += ["", "Evidence:", *md.block(a.evidence)]
         if a.lead.fix is not None:
-            out += ["", f"Fix: {a.lead.fix.text}"]
-            out += _commands(a.lead.fix.commands, markdown)
+            out += ["", f"Fix: {md.text(a.lead.fix.text)}", *md.block(a.lead.fix.commands, "sh")]
         if a.others:
             out += ["", "Other candidates, most likely first:"]
-            out += [f"{bullet}{i}. {f.summary} [{f.code}]" for i, f in enumerate(a.others[:5], start=2)]
+            out += [md.item(f"{i}. {f.summary} [{f.code}]") for i, f in enumerate(a.others[:5], start=2)]
     elif a.healthy:
         out.append("The CUDA environment itself works; the problem lies elsewhere:")
-        out += [f"{bullet}{f.summary}" + (f" ({f.fix.text})" if f.fix else "") for f in a.healthy]
         for f in a.healthy:
-            out += [f"{bullet}  {_code(line, markdown)}" for line in evidence_for(f, report.facts)]
+            out.append(md.item(f.summary + (f" ({f.fix.text})" if f.fix else "")))
+            out += md.block(evidence_for(f, report.facts))
     else:
         out.append("Nothing in the paste shows a broken GPU environment, and it does not hold enough to be sure.")
     if a.conflicts:
         out += ["", "The paste holds values that disagree (two machines, or a host and a container); "
-                    "the first of each was judged:"]
-        out += [f"{bullet}{_code(c, markdown)}" for c in a.conflicts]
+                    "the first of each was judged:", *md.block(a.conflicts)]
     if a.next_steps:
-        out += ["", "To settle it, run and paste:"]
-        out += [f"{bullet}{_code(cmd, True) if markdown else cmd}  ({why})" for cmd, why in a.next_steps]
+        out += ["", "To settle it, run and paste the output of:"]
+        out += [md.item(f"{md.command(cmd)} ({why})") for cmd, why in a.next_steps]
     return "\n".join(out) + "\n\n"
 
 
-def _code(text: str, markdown: bool) -> str:
-    if not markdown:
+class _Plain:
+    def title(self) -> str:
+        return "Diagnosis of the pasted report\n"
+
+    def lead(self, label: str, text: str) -> str:
+        return f"{label} {text}"
+
+    def text(self, text: str) -> str:
         return text
-    ticks = "``" if "`" in text else "`"
-    return f"{ticks} {text} {ticks}" if ticks == "``" else f"`{text}`"
+
+    def item(self, text: str) -> str:
+        return f"  {text}"
+
+    def command(self, cmd: str) -> str:
+        return cmd
+
+    def block(self, lines: Tuple[str, ...], lang: str = "") -> List[str]:
+        return [f"    {line}" for line in lines]
 
 
-def _commands(commands: Tuple[str, ...], markdown: bool) -> List[str]:
-    if not commands:
-        return []
-    if markdown:
-        return ["", "```sh", *commands, "```"]
-    return [f"    {cmd}" for cmd in commands]
+class _Markdown(_Plain):
+    def title(self) -> str:
+        return "## Diagnosis\n"
+
+    def lead(self, label: str, text: str) -> str:
+        return f"**{label}** {md_escape(text)}"
+
+    def text(self, text: str) -> str:
+        return md_escape(text)
+
+    def item(self, text: str) -> str:
+        return f"- {md_escape(text)}"
+
+    def command(self, cmd: str) -> str:
+        return cmd  # escaped by item(); the commands are gpudoctor's own
+
+    def block(self, lines: Tuple[str, ...], lang: str = "text") -> List[str]:
+        return ["", fence("\n".join(lines), lang)] if lines else []

@@ -17,7 +17,7 @@ _MESSAGES = frozenset({"torch.init_error", "torch.import_error", "driver.nvml_er
 _SCALARS = frozenset({
     "driver.version", "driver.cuda_version", "torch.version", "torch.cuda", "torch.is_available",
     "torch.device_count", "torch.cudnn_version", "torch.cuda_compiled", "torch.installed", "torch.arch_flags",
-    "platform.system", "platform.wsl", "platform.python_version", "platform.container", "toolkit.nvcc_version",
+    "platform.system", "platform.machine", "platform.wsl", "platform.python_version", "platform.container", "toolkit.nvcc_version",
     "libraries.ld_library_path",
 }) | _MESSAGES
 _GPU_PREFIX = re.compile(r"^(nvidia|geforce)\s+")

@@ -26,8 +26,13 @@ class Observation:
         return f"line {self.line}"
 
 
+def printable(text: str) -> str:
+    """``text`` without control characters, which a quote must not carry to a terminal."""
+    return text if text.isprintable() else "".join(ch if ch.isprintable() else " " for ch in text)
+
+
 def observe(path: str, value: Any, segment: Segment, line: Line, fmt: str) -> Observation:
-    return Observation(path, value, segment.index, line.number, line.text.strip()[:QUOTE_CHARS], fmt)
+    return Observation(path, value, segment.index, line.number, printable(line.text.strip()[:QUOTE_CHARS]), fmt)
 
 
 Parser = Callable[[Segment], Iterable[Observation]]

@@ -121,6 +121,8 @@ def arch_list(segment: Segment) -> Iterator[Observation]:
 _WINDOWS_PATH = re.compile(r"\b[A-Za-z]:\\(?:[^\\\s]+\\)*(?:site-packages|Python\d*|Program Files)", re.I)
 _WSL = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/lib|\bWSL ?2\b", re.I)
 _DOCKER = re.compile(r"^\s*(?:\$\s*|sudo\s+)?(?:docker|podman)\s+(?:run|compose|exec)\b|^\s*FROM\s+\S*(?:nvidia|pytorch|cuda)\S*", re.I)
+_LINUX_PATH = re.compile(r"(?:^|[\s\"'(])/(?:usr|home|opt|root|data|workspace|mnt|content)/\S*(?:site|dist)-packages/")
+_MACHINE = re.compile(r"\b(x86_64|aarch64|AMD64|arm64)\b")
 _MACOS = re.compile(r"\bmacOS[- ]\d+|Darwin Kernel|\barm64-arm-64bit\b|/opt/homebrew/")
 
 
@@ -135,5 +137,11 @@ def platform_hints(segment: Segment) -> Iterator[Observation]:
             yield observe("platform.wsl", 2, segment, line, "WSL")
         elif _MACOS.search(text):
             yield observe("platform.system", "Darwin", segment, line, "macOS")
+        elif "-packages/" in text and _LINUX_PATH.search(text):
+            yield observe("platform.system", "Linux", segment, line, "a Linux path")
+        if ("x86_64" in text or "aarch64" in text or "AMD64" in text) and "platform" in text.lower():
+            m = _MACHINE.search(text)
+            if m:
+                yield observe("platform.machine", m.group(1), segment, line, "platform")
         if ("docker" in text or "podman" in text or "FROM" in text) and _DOCKER.match(text):
             yield observe("platform.container", "docker", segment, line, "docker")
