@@ -123,6 +123,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU works; the code mixes CPU and GPU tensors", healthy=True),
 )
 BY_SIG = {s.sig: s for s in CATALOGUE}
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _CODE = ("raise ", "File \"", "warnings.warn(", "return ", "assert ", "#", "msg = ", "message = ")
 _CONTEXT = re.compile(r"^\s*(?:\w+\.)*(\w*(?:Error|Exception|Warning))\s*:")
 
@@ -147,7 +148,7 @@ def signatures(segment: Segment) -> Iterator[Observation]:
                 continue
             yield observe("signature", sig.sig, segment, line, "error message")
             if sig.target:
-                message = text.strip()
+                message = text.strip().translate(_QUOTES)
                 if i + 1 < len(lines) and lines[i + 1].text.lstrip().startswith("Error loading"):
                     message += " " + lines[i + 1].text.strip()  # a DLL error wrapped before the DLL's name
                 if sig.target == IMPORT and not _CONTEXT.match(message):
