@@ -97,6 +97,11 @@ CAUSES: Dict[str, Cause] = {
     "device-busy": Cause(W, "the GPU is busy or unavailable (exclusive compute mode, or held by another process)",
                          "Set the compute mode to Default or stop the process holding the GPU.",
                          ("nvidia-smi -q -d COMPUTE", "sudo nvidia-smi -c DEFAULT")),
+    "gpu-fell-off-the-bus": Cause(E, "the GPU stopped responding to the driver (fell off the bus / failed to initialise)",
+                                  "A hardware-level fault: check power connectors and the PSU, temperatures and the "
+                                  "PCIe seating, update the system BIOS and the driver; undo PCIe or clock tweaks.",
+                                  ("nvidia-smi -q -d PERFORMANCE,TEMPERATURE", "sudo dmesg | grep -i nvrm"),
+                                  ("https://docs.nvidia.com/deploy/xid-errors/",)),
     "out-of-memory": Cause(NOTE, "the CUDA environment works: the GPU ran out of memory",
                            "Not an installation problem: reduce the batch size, sequence length or model size, use "
                            "mixed precision, or free memory held by other processes (nvidia-smi lists them).",
@@ -130,6 +135,7 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
     "windows-dll": lambda f: f.platform.system == "Windows" and "WinError" in (f.torch.import_error or ""),
     "torchvision-nms": lambda f: bool(f.torchvision.version and f.torch.version),
     "not-compiled-with-cuda": lambda f: bool(f.gpus and f.torch.version and f.torch.cuda_compiled is False),
+    "gpu-fell-off-the-bus": lambda f: any(k == "paste.xid" for k, _ in f.extra),  # paste.xid says it
 }
 
 
@@ -197,4 +203,36 @@ def xid(facts: Facts) -> Iterator[Finding]:
     )
 
 
-CHECKS = [errors, xid]
+_KEY_CONFLICTS = ("torch.version", "torch.cuda", "torch.cuda_compiled", "driver.version", "packages.torch",
+                  "packages.pytorch")
+
+
+@check("paste.environments", "One environment in the pasted report")
+def environments(facts: Facts) -> Iterator[Finding]:
+    conflicts = extras(facts, "paste.conflict")
+    if not conflicts and not extras(facts, "paste.framework_cpu"):
+        raise skip("the input holds one environment and no framework setting that forces the CPU")
+    key = [c for c in conflicts if c.split(":", 1)[0] in _KEY_CONFLICTS]
+    if key:
+        yield Finding(
+            code="paste.two-environments",
+            severity=Severity.WARNING,
+            summary=f"the paste describes two environments that disagree ({key[0]}); the checks judged the first",
+            detail="\n".join(conflicts),
+            fix=Fix("Diagnose each environment on its own (host and container, or the working and the broken "
+                    "one): run `gpudoctor facts` in each and compare.", ("gpudoctor facts -o facts.json",)),
+            evidence=("extra",),
+        )
+    for setting in extras(facts, "paste.framework_cpu"):
+        yield Finding(
+            code="paste.framework-forces-cpu",
+            severity=Severity.INFO,
+            summary=f"a framework setting forces the CPU: {setting}",
+            detail="The CUDA environment is not what keeps the GPU idle: the framework was told to use the CPU.",
+            fix=Fix("Set use_cpu to false (run `accelerate config` again) or pass the device explicitly.",
+                    ("accelerate config",)),
+            evidence=("extra",),
+        )
+
+
+CHECKS = [errors, xid, environments]

@@ -55,6 +55,8 @@ _KEYS: Dict[str, str] = {
     "nvidia driver": "driver.version",
     "cuda driver version": "driver.cuda_version",
     "cuda toolkit version": "toolkit.nvcc_version",
+    "use_cpu": "framework.cpu",
+    "use cpu": "framework.cpu",
     "nvcc version": "toolkit.nvcc_version",
 }
 
@@ -87,6 +89,9 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
     elif path == "torch.is_available":
         if low.split()[0] in _BOOL:
             yield observe(path, _BOOL[low.split()[0]], segment, line, "env report")
+    elif path == "framework.cpu":
+        if low.split()[0] == "true":
+            yield observe("framework_cpu", f"{value.strip()} (accelerate config use_cpu)", segment, line, "env report")
     elif path == "platform.string":
         yield from _platform(value, segment, line)
     elif path == "platform.python_version":

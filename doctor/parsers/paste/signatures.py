@@ -38,6 +38,7 @@ class Sig(enum.Enum):
     WIN_DLL = "windows-dll"
     NO_TORCH = "torch-not-installed"
     DEVICE_BUSY = "device-busy"
+    GPU_LOST = "gpu-fell-off-the-bus"
     OUT_OF_MEMORY = "out-of-memory"
     DEVICE_ASSERT = "device-side-assert"
     DEVICE_MISMATCH = "tensors-on-different-devices"
@@ -115,6 +116,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "torch is not installed in the Python that ran the code", IMPORT),
     _s(Sig.DEVICE_BUSY, "busy or unavailable", r"CUDA-capable devices? ?(?:\(s\) )?(?:is/are|are|is) busy or unavailable",
        "the GPU is in exclusive compute mode and another process holds it, or it is prohibited", WARN),
+    _s(Sig.GPU_LOST, "nvrm", r"fallen off the bus|RmInitAdapter failed|GPU has fallen off",
+       "the GPU stopped responding to the driver (power, cooling, PCIe link or firmware)"),
     _s(Sig.OUT_OF_MEMORY, "out of memory", r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory",
        "the GPU works but ran out of memory: reduce the batch size or model size", healthy=True),
     _s(Sig.DEVICE_ASSERT, "device-side assert", r"device-side assert triggered",
