@@ -155,8 +155,9 @@ def quoted(facts: Facts, code: str) -> Optional[str]:
 @check("paste.errors", "Error messages in the pasted report")
 def errors(facts: Facts) -> Iterator[Finding]:
     found = extras(facts, "paste.signature")
-    if not found:
+    if not found and not _cpu_only(facts):
         raise skip("no known error message in the input")
+    yield from _cpu_build(facts, found)
     for code in found:
         cause = CAUSES.get(code)
         covered = COVERED.get(code)
@@ -173,6 +174,29 @@ def errors(facts: Facts) -> Iterator[Finding]:
             links=cause.links,
             evidence=("extra",),
         )
+
+
+def _cpu_only(facts: Facts) -> bool:
+    """A pasted CPU-only torch that no other check judges (no GPU in the paste, not macOS, not ROCm)."""
+    t = facts.torch
+    return (t.cuda_compiled is False and not t.hip and not facts.gpus and facts.platform.system != "Darwin"
+            and facts.meta.source == "paste")
+
+
+def _cpu_build(facts: Facts, found: Tuple[str, ...]) -> Iterator[Finding]:
+    if not _cpu_only(facts) or "not-compiled-with-cuda" in found:
+        return
+    label = f"torch {facts.torch.version}" if facts.torch.version else "torch"
+    yield Finding(
+        code="paste.cpu-build",
+        severity=Severity.WARNING,
+        summary=f"{label} is a CPU-only build: it cannot use any GPU",
+        detail="The paste shows no GPU, so whether this machine has one is not known; if it has an NVIDIA GPU, "
+               "this build is why torch does not use it.",
+        fix=Fix("Install a CUDA build of torch from the PyTorch index (with conda, pin a CUDA build, not "
+                "'cpuonly').", ("pip uninstall -y torch", *_REINSTALL)),
+        evidence=("torch.cuda_compiled", "torch.version"),
+    )
 
 
 _XID_FATAL = {48: "double-bit ECC error", 63: "row remapping pending", 64: "row remapping failed",
@@ -213,6 +237,18 @@ def environments(facts: Facts) -> Iterator[Finding]:
     if not conflicts and not extras(facts, "paste.framework_cpu"):
         raise skip("the input holds one environment and no framework setting that forces the CPU")
     key = [c for c in conflicts if c.split(":", 1)[0] in _KEY_CONFLICTS]
+    cpu = next((c for c in key if c.startswith("torch.version:") and "+cpu" in c), None)
+    if cpu is not None:
+        other = next(part.strip() for part in cpu.split(":", 1)[1].split(" vs ") if "+cpu" in part)
+        yield Finding(
+            code="paste.cpu-build",
+            severity=Severity.WARNING,
+            summary=f"one of the pasted environments has a CPU-only torch: {other}",
+            detail=cpu,
+            fix=Fix("Install a CUDA build of torch in that environment from the PyTorch index.",
+                    ("pip uninstall -y torch", *_REINSTALL)),
+            evidence=("extra",),
+        )
     if key:
         yield Finding(
             code="paste.two-environments",

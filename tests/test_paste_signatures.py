@@ -89,3 +89,25 @@ def test_fatal_xid_is_an_error_and_an_application_xid_a_warning() -> None:
     app = "NVRM: Xid (PCI:0000:3b:00): 13, pid=1, Graphics Exception"
     assert _codes(fatal, (Severity.ERROR,)) == ("paste.xid",)
     assert _codes(app, (Severity.WARNING,)) == ("paste.xid",)
+
+
+def test_a_pasted_cpu_build_without_a_gpu_is_a_warning() -> None:
+    text = "# Name   Version   Build  Channel\npytorch  1.9.0  py3.8_cpu_0  pytorch"
+    assert _codes(text) == ("paste.cpu-build",)
+
+
+def test_two_environments_with_a_cpu_build_name_it_first() -> None:
+    text = ("Ultralytics YOLOv8.0.53 Python-3.9.1 torch-1.8.1+cu111 CUDA:0 (NVIDIA GeForce RTX 3070, 8192MiB)\n"
+            "Ultralytics YOLOv8.0.54 Python-3.10.6 torch-2.0.0+cpu CPU")
+    assert _codes(text) == ("paste.cpu-build", "paste.two-environments")
+
+
+def test_a_framework_setting_that_forces_the_cpu_is_a_note_not_an_error() -> None:
+    text = "- PyTorch version (GPU?): 1.12.1+cu116 (True)\n- `Accelerate` default config:\n        - use_cpu: True"
+    assert _codes(text) == ()
+    assert _codes(text, (Severity.INFO,))[-1] == "paste.framework-forces-cpu"
+
+
+def test_a_kernel_log_is_not_taken_for_json() -> None:
+    text = "[   21.091872] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:894)"
+    assert _codes(text, (Severity.ERROR,)) == ("paste.gpu-fell-off-the-bus",)

@@ -246,6 +246,15 @@ def _load_collect_env(text: str, name: str) -> Optional[Facts]:
     return _with_source(facts, "collect_env")
 
 
+def _parses(text: str) -> bool:
+    """A text starting with '[' is JSON only when it parses: kernel logs start with '[   21.09]' too."""
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _load_paste(text: str, base: Optional[Facts]) -> Optional[Facts]:
     """Facts from every recognisable part of an issue body, over the collect_env report found in it."""
     try:
@@ -266,7 +275,7 @@ def load_facts(text: str, name: str) -> Facts:
         raise InputError(f"{name}: empty")
     if "\x00" in stripped:
         raise InputError(f"{name}: binary data, not a report (it contains NUL bytes)")
-    if stripped.startswith("{") or _JSON_ARRAY.match(stripped):
+    if stripped.startswith("{") or (_JSON_ARRAY.match(stripped) and _parses(stripped)):
         return _load_json(text, name)
     if FACTS_MARKER in text or REPORT_TITLE.search(text):
         return _load_markdown(text, name)
