@@ -160,3 +160,50 @@ def test_a_body_too_large_for_collect_env_is_still_read() -> None:
     facts = load_facts(text, "in.txt")
     assert facts.torch.version == "2.1.0+cu121"
     assert dict(facts.extra)["paste.signature"] == "not-compiled-with-cuda"
+
+
+SGLANG = """\
+Python: 3.10.12 (main, Nov 20 2023, 15:14:05) [GCC 11.4.0]
+CUDA available: True
+GPU 0,1: NVIDIA H100 80GB HBM3
+GPU 0,1 Compute Capability: 9.0
+CUDA_HOME: /usr/local/cuda
+NVCC: Cuda compilation tools, release 12.1, V12.1.105
+CUDA Driver Version: 535.104.05
+PyTorch: 2.4.0+cu121
+sglang: 0.3.0
+"""
+COMFY = """\
+## System Information
+- **ComfyUI Version:** v0.3.10
+- **OS:** nt
+- **Python Version:** 3.12.7 (tags/v3.12.7:0b05ead, Oct  1 2024, 03:06:41) [MSC v.1941 64 bit (AMD64)]
+- **Pytorch Version:** 2.5.1+cu124
+## Devices
+- **Name:** cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync
+Device: cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync
+"""
+LLAMAFACTORY = """\
+- `llamafactory` version: 0.9.1
+- Platform: Linux-5.15.0-122-generic-x86_64-with-glibc2.35
+- Python version: 3.11.10
+- PyTorch version: 2.4.0+cu121 (GPU)
+- Transformers version: 4.46.1
+- GPU type: NVIDIA A800-SXM4-80GB
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (SGLANG, ("2.4.0+cu121", True, "535.104.05", "12.1", ["NVIDIA H100 80GB HBM3"], "3.10.12")),
+        (COMFY, ("2.5.1+cu124", True, None, None, ["NVIDIA GeForce RTX 4090"], "3.12.7")),
+        (LLAMAFACTORY, ("2.4.0+cu121", True, None, None, ["NVIDIA A800-SXM4-80GB"], "3.11.10")),
+    ],
+    ids=["sglang-check-env", "comfyui-system-info", "llamafactory-env"],
+)
+def test_env_reports_of_other_projects(text: str, expected: tuple) -> None:
+    facts = read_paste(text).facts
+    got = (facts.torch.version, facts.torch.is_available, facts.driver.version, facts.toolkit.nvcc_version,
+           [g.name for g in facts.gpus], facts.platform.python_version)
+    assert got == expected

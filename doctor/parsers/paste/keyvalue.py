@@ -9,11 +9,13 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Line, Segment
 
-_KV = re.compile(r"^\s*(?:[-*+\u2022]\s+)?(?:\*\*)?`?([A-Za-z][\w .()?/`'-]{1,60}?)`?(?:\*\*)?\s*[:\uff1a]\s*(?:\*\*)?\s*(\S.*?)\s*$")
+_KV = re.compile(r"^\s*(?:[-*+\u2022]\s+)?(?:\*\*)?`?([A-Za-z][\w .,()?/`'-]{1,60}?)`?(?:\*\*)?\s*[:\uff1a]\s*(?:\*\*)?\s*(\S.*?)\s*$")
 _TORCH_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)")
 _BOOL = {"true": True, "yes": True, "false": False, "no": False}
 _YOLO = re.compile(r"torch-(\d[\w.+]*)\s+(?:CUDA:(\d+)\s+\(([^,()]+),\s*(\d+)MiB\)|CPU|MPS)")
 _COMFY_DEVICE = re.compile(r"^\s*Device:\s*cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
+_GPU_KEY = re.compile(r"^gpu ?\d+(?:,\d+)*$")  # SGLang's "GPU 0,1: NVIDIA H100"
+_UUID = re.compile(r"\s*\(UUID:[^)]*\)")
 _SPACES = re.compile(r"\s+")
 _PRINT = re.compile(r"print\((.*)\)")
 _EXPRS: Tuple[Tuple[str, str], ...] = (
@@ -82,7 +84,7 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
         m = _TORCH_VERSION.match(low)
         if m:
             yield observe("torch.version", m.group(1), segment, line, "env report")
-        if path.endswith("+available"):
+        if path.endswith("+available") or low.endswith(")"):
             m = re.search(r"\((true|false|gpu|cpu)\)", low)
             if m:
                 yield observe("torch.is_available", m.group(1) in ("true", "gpu"), segment, line, "env report")
@@ -100,11 +102,15 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
             yield observe(path, m.group(1), segment, line, "env report")
     elif path == "gpus.name":
         if re.search(r"nvidia|geforce|rtx|gtx|tesla|quadro|\b[ahlvtkp]\d{2,3}\b", low):
-            yield observe("gpus", (None, value.strip("` ")), segment, line, "env report")
+            name = _UUID.sub("", value).strip("` ")
+            yield observe("gpus", (None, name), segment, line, "env report")
     else:
         m = re.match(r"(\d+(?:\.\d+)+)", low)
         if m:
-            yield observe(path, m.group(1), segment, line, "env report")
+            version = m.group(1)
+            if path == "driver.cuda_version" and (version.count(".") >= 2 or int(version.split(".")[0]) >= 100):
+                path = "driver.version"  # SGLang's "CUDA Driver Version: 550.54.15" is the driver's own version
+            yield observe(path, version, segment, line, "env report")
 
 
 def key_values(segment: Segment) -> Iterator[Observation]:
@@ -113,7 +119,8 @@ def key_values(segment: Segment) -> Iterator[Observation]:
         if ":" in text or "\uff1a" in text:
             m = _KV.match(text)
             if m:
-                path = _KEYS.get(_key(m.group(1)))
+                key = _key(m.group(1))
+                path = _KEYS.get(key) or ("gpus.name" if _GPU_KEY.match(key) else None)
                 if path:
                     yield from _value(path, m.group(2), segment, line)
                     continue
