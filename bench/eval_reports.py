@@ -110,7 +110,8 @@ def evaluate(folder: Path) -> List[Outcome]:
 
 
 def per_cause(outcomes: List[Outcome]) -> str:
-    """A Markdown table: per expected cause, reports, recall, and precision of its code among all reports."""
+    """A Markdown table: per cause (a report's first expected code), its reports, how many were named, and the
+    precision of that code: of all reports given it as an error or warning, the share that expected it."""
     causes = sorted({out.case.expected[0] for out in outcomes})
     rows = ["| cause (first expected code) | reports | named | recall | precision |", "|---|---:|---:|---:|---:|"]
     for cause in causes:
@@ -119,9 +120,8 @@ def per_cause(outcomes: List[Outcome]) -> str:
         if cause == HEALTHY:
             rows.append(f"| {cause} | {len(mine)} | {named} | {named / len(mine):.0%} | n/a |")
             continue
-        codes = set(mine[0].case.expected)
-        flagged = [out for out in outcomes if codes & set(out.codes)]
-        right = sum(1 for out in flagged if out.case.expected[0] == cause or codes & set(out.case.expected))
+        flagged = [out for out in outcomes if cause in out.codes]  # every report where this code was given
+        right = sum(1 for out in flagged if cause in out.case.expected)
         precision = f"{right / len(flagged):.0%}" if flagged else "n/a"
         rows.append(f"| {cause} | {len(mine)} | {named} | {named / len(mine):.0%} | {precision} |")
     return "\n".join(rows)

@@ -102,6 +102,23 @@ CAUSES: Dict[str, Cause] = {
                                   "PCIe seating, update the system BIOS and the driver; undo PCIe or clock tweaks.",
                                   ("nvidia-smi -q -d PERFORMANCE,TEMPERATURE", "sudo dmesg | grep -i nvrm"),
                                   ("https://docs.nvidia.com/deploy/xid-errors/",)),
+    "flash-attn-needs-ampere": Cause(E, "flash-attn refuses this GPU: its kernels need Ampere (sm_80) or newer "
+                                        "(the torch install itself is fine)",
+                                     "Turn flash attention off for this GPU (transformers: attn_implementation=\"sdpa\"; "
+                                     "vLLM picks another backend on pre-Ampere GPUs, or set VLLM_ATTENTION_BACKEND=XFORMERS), "
+                                     "or run on an Ampere or newer GPU.",
+                                     ('python -c "import torch; print(torch.cuda.get_device_capability())"',),
+                                     ("https://github.com/Dao-AILab/flash-attention#installation-and-features",)),
+    "flash-attn-abi": Cause(E, "flash-attn was built against a different torch than the installed one (undefined symbol)",
+                            "Reinstall flash-attn for this exact torch (a wheel matching torch, CUDA and the C++ ABI, "
+                            "or a build from source).",
+                            ("pip uninstall -y flash-attn", "pip install flash-attn --no-build-isolation")),
+    "xformers-mismatch": Cause(W, "xformers was built for a different torch/CUDA than the installed one; its "
+                                  "GPU kernels are disabled",
+                               "Install the xformers release built for the installed torch from the same index, or "
+                               "uninstall xformers (torch's own attention is used then).",
+                               ("pip uninstall -y xformers", "pip install xformers --index-url "
+                                "https://download.pytorch.org/whl/cu121")),
     "out-of-memory": Cause(NOTE, "the CUDA environment works: the GPU ran out of memory",
                            "Not an installation problem: reduce the batch size, sequence length or model size, use "
                            "mixed precision, or free memory held by other processes (nvidia-smi lists them).",
@@ -186,13 +203,14 @@ def _cpu_only(facts: Facts) -> bool:
 def _cpu_build(facts: Facts, found: Tuple[str, ...]) -> Iterator[Finding]:
     if not _cpu_only(facts) or "not-compiled-with-cuda" in found:
         return
+    source = "xformers' warning" if "xformers-mismatch" in found else "the paste"
     label = f"torch {facts.torch.version}" if facts.torch.version else "torch"
     yield Finding(
         code="paste.cpu-build",
         severity=Severity.WARNING,
         summary=f"{label} is a CPU-only build: it cannot use any GPU",
-        detail="The paste shows no GPU, so whether this machine has one is not known; if it has an NVIDIA GPU, "
-               "this build is why torch does not use it.",
+        detail=f"Read from {source}. The paste shows no GPU, so whether this machine has one is not known; if it "
+               "has an NVIDIA GPU, this build is why torch does not use it.",
         fix=Fix("Install a CUDA build of torch from the PyTorch index (with conda, pin a CUDA build, not "
                 "'cpuonly').", ("pip uninstall -y torch", *_REINSTALL)),
         evidence=("torch.cuda_compiled", "torch.version"),

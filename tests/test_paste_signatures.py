@@ -36,6 +36,9 @@ SAMPLES = {
  "notorch": "ModuleNotFoundError: No module named 'torch'",
  "nodevice": "RuntimeError: No CUDA GPUs are available",
  "busy": "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable",
+ "flash": "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+ "flashabi": "ImportError: /venv/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi",
+ "xformers": "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.0.1+cu118)",
  "assert": "RuntimeError: CUDA error: device-side assert triggered",
 }
 EXPECTED = {
@@ -62,6 +65,9 @@ EXPECTED = {
     'notorch': 'torch.not-installed',
     'nodevice': 'paste.no-device',
     'busy': 'paste.device-busy',
+    'flash': 'paste.flash-attn-needs-ampere',
+    'flashabi': 'paste.flash-attn-abi',
+    'xformers': 'paste.xformers-mismatch',
 }
 
 
@@ -111,3 +117,9 @@ def test_a_framework_setting_that_forces_the_cpu_is_a_note_not_an_error() -> Non
 def test_a_kernel_log_is_not_taken_for_json() -> None:
     text = "[   21.091872] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:894)"
     assert _codes(text, (Severity.ERROR,)) == ("paste.gpu-fell-off-the-bus",)
+
+
+def test_xformers_names_the_installed_cpu_torch() -> None:
+    text = ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+            "    PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)")
+    assert _codes(text) == ("paste.cpu-build", "paste.xformers-mismatch")

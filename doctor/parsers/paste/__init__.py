@@ -27,6 +27,7 @@ _COLLECT_ENV_LABEL = re.compile(
 PARSERS: Tuple[Parser, ...] = (
     signatures.signatures,
     signatures.tracebacks,
+    signatures.xformers_versions,
     tools.nvidia_smi,
     tools.nvcc,
     tools.ldd,

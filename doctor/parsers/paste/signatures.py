@@ -39,6 +39,9 @@ class Sig(enum.Enum):
     NO_TORCH = "torch-not-installed"
     DEVICE_BUSY = "device-busy"
     GPU_LOST = "gpu-fell-off-the-bus"
+    FLASH_ATTN_ARCH = "flash-attn-needs-ampere"
+    FLASH_ATTN_ABI = "flash-attn-abi"
+    XFORMERS_MISMATCH = "xformers-mismatch"
     OUT_OF_MEMORY = "out-of-memory"
     DEVICE_ASSERT = "device-side-assert"
     DEVICE_MISMATCH = "tensors-on-different-devices"
@@ -101,6 +104,12 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the code asks for a GPU index that this process cannot see (CUDA_VISIBLE_DEVICES or the device count)"),
     _s(Sig.TORCHVISION_NMS, "torchvision::", r"(?:operator torchvision::nms does not exist|No such operator torchvision::\w+)",
        "torchvision was built for a different torch", "torchvision.import_error"),
+    _s(Sig.FLASH_ATTN_ARCH, "flashattention only supports", r"FlashAttention only supports Ampere GPUs or newer",
+       "flash-attn refuses this GPU: its kernels need Ampere (sm_80) or newer; torch itself works"),
+    _s(Sig.FLASH_ATTN_ABI, "flash_attn", r"flash_attn\w*\.(?:cpython[\w.-]*\.so|pyd)[^\n]*undefined symbol",
+       "the flash-attn wheel was built against a different torch (C++ ABI/version) than the installed one"),
+    _s(Sig.XFORMERS_MISMATCH, "xformers was built for", r"xFormers was built for",
+       "xformers was built for a different torch, CUDA or Python than the installed ones"),
     _s(Sig.SHADOWED_CUDA, "undefined symbol", r"undefined symbol: (?:__nvJitLink\w*|cusparseSpSV\w*|cublasLt\w*|\w*cudnn\w*)",
        "a system CUDA library on LD_LIBRARY_PATH shadows the one in torch's own nvidia-* wheels", IMPORT),
     _s(Sig.CUDNN_MISSING, "libcudnn", r"libcudnn[\w.-]*\.so[\w.]*: cannot open shared object file",
@@ -161,6 +170,18 @@ def signatures(segment: Segment) -> Iterator[Observation]:
 
 
 _EXCEPTION = re.compile(r"^(?:[\w.]+\.)?(\w*(?:Error|Exception|Interrupt|Warning))(?::\s*(.*))?$")
+
+
+_XFORMERS_HAVE = re.compile(r"PyTorch \S+ with CUDA \d+ \(you have (\d+\.\d+[\w.+]*)\)")
+
+
+def xformers_versions(segment: Segment) -> Iterator[Observation]:
+    """xformers' warning names the installed torch: "PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)"."""
+    for line in segment.lines:
+        if "you have" in line.text:
+            m = _XFORMERS_HAVE.search(line.text)
+            if m:
+                yield observe("torch.version", m.group(1), segment, line, "xformers warning")
 
 
 def tracebacks(segment: Segment) -> Iterator[Observation]:
