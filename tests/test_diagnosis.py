@@ -74,3 +74,13 @@ def test_the_cli_leads_with_the_answer_in_terminal_and_markdown_but_not_json(tmp
 def test_a_facts_file_gets_no_paste_answer() -> None:
     report = _report('{"meta": {"schema": 1}, "platform": {"system": "Linux"}}')
     assert render_answer(report) == ""
+
+
+def test_hostile_bodies_give_a_partial_diagnosis_not_a_traceback(tmp_path: Path) -> None:
+    body = tmp_path / "body.md"
+    body.write_bytes(b"A" * 1_000_000 + b"\r\n\x1b[31mRuntimeError: CUDA error: no kernel image is available for "
+                     b"execution on the device\x1b[0m\r\n" + b"\x07\x08 strange control bytes\r\n")
+    result = CliRunner().invoke(main, ["diagnose", str(body)])
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.exit_code == 1
+    assert "paste.no-kernel-image" in result.output and "\x1b" not in result.output and "\x07" not in result.output
