@@ -170,31 +170,17 @@ def _finish(facts: Facts, catalogue: Catalogue, fmt: Optional[str] = None, outpu
         facts = _redacted(facts)
     report = run_checks(catalogue, facts)
     text = render(report, chosen, verbose)
-    lead = _answer(report, chosen)
+    from gpudoctor.render.diagnosis import lead_for, styled_with
+
+    lead = lead_for(report, chosen)
     styled = None
     if chosen is Format.TERMINAL and output in (None, "-"):
         from gpudoctor.render.terminal import render_rich
 
-        styled = functools.partial(_led, lead, functools.partial(render_rich, report, verbose))
+        styled = functools.partial(styled_with, lead, functools.partial(render_rich, report, verbose))
     deliver(lead + text, output, styled, summary_line(report))
     levels = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "never": None}
     return report.exit_code(levels[fail_on])
-
-
-def _answer(report: Any, chosen: Any) -> str:
-    """For a pasted report: the diagnosis that leads the output (not in JSON, whose keys are stable)."""
-    from gpudoctor.render import Format
-    from gpudoctor.render.diagnosis import render_answer
-
-    return "" if chosen is Format.JSON else render_answer(report, markdown=chosen is Format.MARKDOWN)
-
-
-def _led(lead: str, styled: Callable[[], Any]) -> Any:
-    from rich.text import Text
-
-    text = Text(lead)
-    text.append_text(styled())
-    return text
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -254,35 +240,12 @@ def diagnose(source: Optional[str], event: Optional[str], **opts: Any) -> int:
         raise UserError("give either FILE (or - for standard input) or --github-event PATH, not both")
     catalogue = _prepare(**opts)
     if event is not None:
-        return _github_event(event, catalogue, **opts)
+        from gpudoctor.github_event import answer_event
+
+        return answer_event(event, catalogue, opts.get("output"), opts.get("redact"))
     if source == "-" and sys.stdin.isatty():
         _note("Paste the report, then press Ctrl-D (Ctrl-Z and Enter on Windows).")
     return _finish(load_facts(*read_input(source)), catalogue, **opts)
-
-
-def _github_event(path: str, catalogue: Catalogue, output: Optional[str] = None, redact: Optional[bool] = None,
-                  **_: Any) -> int:
-    """The comment for a GitHub event, redacted; nothing at all when the issue holds nothing recognisable."""
-    from gpudoctor.github_event import EventError, comment, read_event
-    from gpudoctor.parsers.report import InputError, load_facts
-    from gpudoctor.render.console import deliver
-    from gpudoctor.runner import run_checks
-
-    try:
-        event = read_event(path)
-    except EventError as exc:
-        raise UserError(str(exc)) from None
-    if event is None:
-        _note("gpudoctor: nothing to answer in this event")
-        return 0
-    try:
-        facts = load_facts(event.text, f"the {event.kind}")
-    except InputError:
-        _note(f"gpudoctor: the {event.kind} holds no environment information; no comment")
-        return 0
-    report = run_checks(catalogue, facts if redact is False else _redacted(facts))
-    deliver(comment(report, event.kind), output, None, "Comment written.")
-    return 0
 
 
 @main.command("checks")

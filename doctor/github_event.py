@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from gpudoctor.model import Report
+from gpudoctor.registry import Catalogue
 from gpudoctor.render.diagnosis import render_answer
 from gpudoctor.render.markdown import md_escape, render_markdown
 
@@ -84,3 +85,25 @@ def comment(report: Report, kind: str) -> str:
         "`gpudoctor check --format markdown` on the machine and paste it here.</sub>",
     ]
     return "\n".join(parts) + "\n"
+
+
+def answer_event(path: str, catalogue: Catalogue, output: Optional[str], redact: Optional[bool]) -> int:
+    """Write the comment for the event at ``path`` (redacted unless ``redact`` is False); write nothing at all
+    when there is nothing to answer. Always 0: a found problem is the comment's business, not the job's."""
+    from gpudoctor.parsers.report import InputError, load_facts
+    from gpudoctor.redact import redact as redacted
+    from gpudoctor.render.console import deliver, note
+    from gpudoctor.runner import run_checks
+
+    event = read_event(path)
+    if event is None:
+        note("gpudoctor: nothing to answer in this event")
+        return 0
+    try:
+        facts = load_facts(event.text, f"the {event.kind}")
+    except InputError:
+        note(f"gpudoctor: the {event.kind} holds no environment information; no comment")
+        return 0
+    report = run_checks(catalogue, facts if redact is False else redacted(facts))
+    deliver(comment(report, event.kind), output, None, "Comment written.")
+    return 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Report, Severity
@@ -205,3 +205,19 @@ class _Markdown(_Plain):
 
     def block(self, lines: Tuple[str, ...], lang: str = "text") -> List[str]:
         return ["", fence("\n".join(lines), lang)] if lines else []
+
+
+def lead_for(report: Report, fmt: Any) -> str:
+    """The answer that leads ``diagnose``'s output for a pasted report; none in JSON, whose keys are stable."""
+    from gpudoctor.render import Format
+
+    return "" if fmt is Format.JSON else render_answer(report, markdown=fmt is Format.MARKDOWN)
+
+
+def styled_with(lead: str, styled: Callable[[], Any]) -> Any:
+    """The rich terminal report with the answer before it."""
+    from rich.text import Text
+
+    text = Text(lead)
+    text.append_text(styled())
+    return text
