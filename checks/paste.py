@@ -52,9 +52,20 @@ def quoted(facts: Facts, code: str) -> Optional[str]:
 @check("paste.errors", "Error messages in the pasted report")
 def errors(facts: Facts) -> Iterator[Finding]:
     found = extras(facts, "paste.signature")
-    if not found and not _cpu_only(facts):
+    if not found and not _cpu_only(facts) and not extras(facts, "paste.ldd.not_found"):
         raise skip("no known error message in the input")
     yield from _cpu_build(facts, found)
+    missing = extras(facts, "paste.ldd.not_found")
+    if missing and not found:
+        yield Finding(
+            code="paste.cuda-lib-missing",
+            severity=Severity.ERROR,
+            summary=f"ldd finds no {', '.join(missing[:4])}: a CUDA library torch links against is missing",
+            detail="\n".join(f"{name} => not found" for name in missing),
+            fix=Fix("Reinstall torch so that its nvidia-* wheels come with it, or add the folder that holds the "
+                    "library to the loader path.", ("pip list | grep -i nvidia", *REINSTALL)),
+            evidence=("extra",),
+        )
     for code in found:
         cause = CAUSES.get(code)
         covered = COVERED.get(code)

@@ -123,3 +123,8 @@ def test_xformers_names_the_installed_cpu_torch() -> None:
     text = ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
             "    PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)")
     assert _codes(text) == ("paste.cpu-build", "paste.xformers-mismatch")
+
+
+def test_ldd_not_found_names_the_missing_library() -> None:
+    text = "$ ldd libtorch_cuda.so\n\tlibcudnn.so.8 => not found\n\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x7f)"
+    assert _codes(text) == ("paste.cuda-lib-missing",)
