@@ -87,8 +87,13 @@ def errors(facts: Facts) -> Iterator[Finding]:
 def _cpu_only(facts: Facts) -> bool:
     """A pasted CPU-only torch that no other check judges (no GPU in the paste, not macOS, not ROCm)."""
     t = facts.torch
+    tag = (t.version or "").partition("+")[2].lower()
+    if tag and tag != "cpu" and not tag.startswith("cpu."):  # +xpu, +rocm: another accelerator's build
+        return False
+    if facts.meta.source == "collect_env" and tag != "cpu":
+        return False  # collect_env says "CUDA used to build: None" for XPU and MPS builds too
     return (t.cuda_compiled is False and not t.hip and not facts.gpus and facts.platform.system != "Darwin"
-            and facts.meta.source == "paste")
+            and facts.meta.source in ("paste", "collect_env"))
 
 
 def _cpu_build(facts: Facts, found: Tuple[str, ...]) -> Iterator[Finding]:

@@ -128,3 +128,21 @@ def test_xformers_names_the_installed_cpu_torch() -> None:
 def test_ldd_not_found_names_the_missing_library() -> None:
     text = "$ ldd libtorch_cuda.so\n\tlibcudnn.so.8 => not found\n\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x7f)"
     assert _codes(text) == ("paste.cuda-lib-missing",)
+
+
+def test_an_ipython_traceback_of_import_torch_with_a_dll_error() -> None:
+    text = ("ImportError                               Traceback (most recent call last)\n"
+            "<ipython-input-3-eb42ca6e4af3> in <module>\n----> 1 import torch\n\n"
+            "~\\.conda\\envs\\py3\\lib\\site-packages\\torch\\__init__.py in <module>\n"
+            "---> 81 from torch._C import *\n\n"
+            "ImportError: DLL load failed: The specified module could not be found.")
+    facts = load_facts(text, "in.txt")
+    assert facts.torch.import_error == "ImportError: DLL load failed: The specified module could not be found."
+    assert facts.torch.installed is True and facts.platform.system == "Windows"
+    assert "paste.windows-dll" in _codes(text)
+
+
+def test_a_pasted_collect_env_with_a_cpu_build_and_no_gpu_is_named() -> None:
+    text = "Collecting environment information...\nPyTorch version: 1.7.1+cpu\nIs debug build: False\n" \
+           "CUDA used to build PyTorch: Could not collect\n"
+    assert "paste.cpu-build" in _codes(text)

@@ -78,7 +78,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        "torch is a CPU-only build (or macOS, which has no CUDA)", INIT),
     _s(Sig.NO_DRIVER, "found no nvidia driver", r"Found no NVIDIA driver on your system",
        "no NVIDIA driver is loaded", INIT),
-    _s(Sig.NO_DEVICE, "cuda", r"no CUDA-capable device is detected|No CUDA GPUs are available|cudaErrorNoDevice",
+    _s(Sig.NO_DEVICE, "cuda", r"no CUDA-capable device (?:is )?detected|No CUDA GPUs are available|cudaErrorNoDevice",
        "CUDA sees no GPU (none visible to this process)", INIT),
     _s(Sig.ERR_802, "not yet initialized", r"system not yet initialized|Error 802",
        "error 802: on NVSwitch systems the fabric manager is not running", INIT),
@@ -119,7 +119,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the driver library libcuda.so is not on the loader's path (under WSL it lives in /usr/lib/wsl/lib)", INIT),
     _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl)[\w-]*\.so[\w.]*: cannot open shared object file",
        "a CUDA library torch needs cannot be found", IMPORT),
-    _s(Sig.WIN_DLL, "winerror", r"\[WinError (?:126|127|1114|193)\][^\n]*?(?:\w+\.dll)?",
+    _s(Sig.WIN_DLL, "dll", r"\[WinError (?:126|127|1114|193)\][^\n]*?(?:\w+\.dll)?|DLL load failed(?: while importing \w+)?:",
        "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
     _s(Sig.NO_TORCH, "no module named", r"No module named ['\"]?torch['\"]?(?:$|[^._\w])",
        "torch is not installed in the Python that ran the code", IMPORT),
@@ -169,6 +169,7 @@ def signatures(segment: Segment) -> Iterator[Observation]:
             break  # the first (most specific) signature of a line names it
 
 
+_TORCH_INIT = re.compile(r"torch[/\\]__init__\.py")
 _EXCEPTION = re.compile(r"^(?:[\w.]+\.)?(\w*(?:Error|Exception|Interrupt|Warning))(?::\s*(.*))?$")
 
 
@@ -190,7 +191,7 @@ def tracebacks(segment: Segment) -> Iterator[Observation]:
     start = None
     for i, line in enumerate(lines):
         text = line.text
-        if text.startswith("Traceback (most recent call last)"):
+        if "Traceback (most recent call last)" in text:  # also IPython's "ImportError   Traceback (...)"
             start = i
             continue
         if start is None or not text or text[0] in " \t" or text.startswith(("File ", "^")):
@@ -203,4 +204,6 @@ def tracebacks(segment: Segment) -> Iterator[Observation]:
                 r"import torch\b|torch[/\\\\]__init__\.py", frames
             ):
                 yield observe(IMPORT, text.strip()[:500], segment, line, "traceback")
-        start = None
+                if _TORCH_INIT.search(frames):  # torch's own __init__ ran: it is installed, and failed to load
+                    yield observe("torch.installed", True, segment, line, "traceback")
+            start = None  # unindented frame lines (IPython's, or pasted without indentation) keep it open
