@@ -84,3 +84,11 @@ def test_hostile_bodies_give_a_partial_diagnosis_not_a_traceback(tmp_path: Path)
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert result.exit_code == 1
     assert "paste.no-kernel-image" in result.output and "\x1b" not in result.output and "\x07" not in result.output
+
+
+def test_the_coloured_terminal_report_also_leads_with_the_answer() -> None:
+    from rich.text import Text
+
+    from gpudoctor.render.diagnosis import styled_with
+
+    assert styled_with("Diagnosis\n", lambda: Text("report\n")).plain == "Diagnosis\nreport\n"
