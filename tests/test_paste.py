@@ -207,3 +207,11 @@ def test_env_reports_of_other_projects(text: str, expected: tuple) -> None:
     got = (facts.torch.version, facts.torch.is_available, facts.driver.version, facts.toolkit.nvcc_version,
            [g.name for g in facts.gpus], facts.platform.python_version)
     assert got == expected
+
+
+def test_conda_env_export_lists_conda_and_pip_packages() -> None:
+    text = ("name: myenv\nchannels:\n  - pytorch\ndependencies:\n  - python=3.10.13=h955ad1f_0\n"
+            "  - pytorch=2.1.0=py3.10_cuda12.1_cudnn8.9.2_0\n  - pip:\n    - transformers==4.35.0\n")
+    facts = read_paste(text).facts
+    assert facts.torch.version == "2.1.0" and facts.torch.cuda == "12.1"
+    assert facts.package("transformers") is not None and facts.package("transformers").version == "4.35.0"

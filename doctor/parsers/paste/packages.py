@@ -12,7 +12,8 @@ from gpudoctor.parsers.paste.segments import Line, Segment
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 _VERSION = r"\d[\w.!+-]*"
-_FREEZE = re.compile(rf"^\s*(?:\[pip\d?\]\s+)?({_NAME})\s*==\s*({_VERSION})\s*$")
+_FREEZE = re.compile(rf"^\s*(?:\[pip\d?\]\s+|-\s+)?({_NAME})\s*==\s*({_VERSION})\s*$")
+_CONDA_EXPORT = re.compile(rf"^\s*-\s+(?:[\w-]+::)?({_NAME})=({_VERSION})=(\S+)\s*$")  # conda env export
 _LIST = re.compile(rf"^\s*({_NAME})\s+({_VERSION})(?:\s+(\S+))?(?:\s+(\S+))?\s*$")
 _SHOW_NAME = re.compile(rf"^\s*Name:\s*({_NAME})\s*$")
 _SHOW_VERSION = re.compile(rf"^\s*Version:\s*({_VERSION})\s*$")
@@ -62,6 +63,18 @@ def package_lists(segment: Segment) -> Iterator[Observation]:
                 name = m.group(1)
                 if fmt or _RELEVANT.match(name):
                     yield from _dist(name, m.group(2), segment, line, "pip freeze")
+                continue
+        if text.count("=") == 2 and "==" not in text:
+            m = _CONDA_EXPORT.match(text)
+            if m:
+                name, version, build = m.group(1), m.group(2), m.group(3)
+                yield from _dist(name, version, segment, line, "conda env export")
+                if _TORCH_NAMES.get(_norm(name)) == "torch":
+                    cuda = conda_build_cuda(build)
+                    if cuda == "cpu":
+                        yield observe("torch.cuda_compiled", False, segment, line, "conda env export")
+                    elif cuda:
+                        yield observe("torch.cuda", cuda, segment, line, "conda env export")
                 continue
         if text.lstrip().startswith(("Name:", "Version:")):
             m = _SHOW_NAME.match(text)
