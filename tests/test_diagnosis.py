@@ -92,3 +92,46 @@ def test_the_coloured_terminal_report_also_leads_with_the_answer() -> None:
     from gpudoctor.render.diagnosis import styled_with
 
     assert styled_with("Diagnosis\n", lambda: Text("report\n")).plain == "Diagnosis\nreport\n"
+
+
+VLLM_SECTIONED = """\
+Collecting environment information...
+==============================
+        System Info
+==============================
+OS                           : Ubuntu 22.04.5 LTS (x86_64)
+GCC version                  : (Ubuntu 10.5.0-1ubuntu1~22.04.2) 10.5.0
+Libc version                 : glibc-2.35
+
+==============================
+       PyTorch Info
+==============================
+PyTorch version              : 2.6.0+cpu
+Is debug build               : False
+CUDA used to build PyTorch   : Could not collect
+ROCM used to build PyTorch   : N/A
+
+==============================
+      Python Environment
+==============================
+Python version               : 3.12.11 (main, Jun 26 2025, 21:20:05) [Clang 20.1.4 ] (64-bit runtime)
+Python platform              : Linux-5.15.0-143-generic-x86_64-with-glibc2.35
+
+==============================
+       CUDA / GPU Info
+==============================
+Is CUDA available            : False
+CUDA runtime version         : Could not collect
+CUDA_MODULE_LOADING set to   : N/A
+GPU models and configuration : GPU 0: NVIDIA GeForce RTX 3090
+Nvidia driver version        : 570.124.06
+"""
+
+
+def test_a_sectioned_vllm_collect_env_quotes_its_labelled_lines() -> None:
+    a = answer(_report(VLLM_SECTIONED))
+    assert a.lead is not None and a.lead.code == "torch.cpu-build-on-gpu"
+    assert a.evidence == (
+        "line 12: PyTorch version              : 2.6.0+cpu",
+        "line 29: GPU models and configuration : GPU 0: NVIDIA GeForce RTX 3090",
+    )

@@ -17,7 +17,7 @@ from gpudoctor.parsers.collect_env_text import FIELDS
 from gpudoctor.parsers.collect_env_warnings import scan
 from gpudoctor.parsers.paste import keyvalue, packages, signatures, tools
 from gpudoctor.parsers.paste.merge import Conflict, merge
-from gpudoctor.parsers.paste.observe import Observation, Parser, observe, run_all
+from gpudoctor.parsers.paste.observe import QUOTE_CHARS, Observation, Parser, observe, printable, run_all
 from gpudoctor.parsers.paste.segments import MAX_LINE, Body, Segment, split
 from gpudoctor.parsers.paste.signatures import Sig
 
@@ -120,11 +120,40 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))
     facts = _with_ccs(_derive(merged.facts, found), observations)
     facts, notes = infer(facts, conda_torch=False)
+    if base is not None:
+        notes += list(_base_lines(body, base))
     if body.cut_lines:
         notes.append(("paste.unread", f"{body.cut_lines} line(s) longer than {MAX_LINE} characters were cut"))
     extra = facts.extra + tuple(notes)
     facts = dataclasses.replace(facts, extra=_dedupe(extra), meta=dataclasses.replace(facts.meta, source=start.meta.source))
     return Paste(facts, body, tuple(observations), merged.conflicts)
+
+
+_BASE_LABELS = (
+    ("torch.version", re.compile(r"^\s*(?:[-*]\s+)?PyTorch version\s*:", re.I)),
+    ("torch.cuda", re.compile(r"^\s*(?:[-*]\s+)?CUDA used to build PyTorch\s*:", re.I)),
+    ("torch.is_available", re.compile(r"^\s*(?:[-*]\s+)?Is CUDA available\s*:", re.I)),
+    ("driver.version", re.compile(r"^\s*(?:[-*]\s+)?Nvidia driver version\s*:", re.I)),
+    ("gpus.0", re.compile(r"^\s*(?:[-*]\s+)?(?:GPU models and configuration\s*:\s*\S|GPU 0\s*:)", re.I)),
+)
+
+
+def _base_lines(body: Body, base: Facts) -> Tuple[Tuple[str, str], ...]:
+    """Line numbers for the values a collect_env report gave, found by their labels and message texts."""
+    wanted = [(path, rx) for path, rx in _BASE_LABELS]
+    messages = [(path, text[:60]) for path, text in (("torch.init_error", base.torch.init_error),
+                                                   ("torch.import_error", base.torch.import_error)) if text]
+    messages += [("torch.warnings", w[:60]) for w in base.torch.warnings[:1]]
+    found = {}
+    for segment in body.segments:
+        for line in segment.lines:
+            for path, rx in wanted:
+                if path not in found and rx.match(line.text):
+                    found[path] = f"{line.number}: {printable(line.text.strip()[:QUOTE_CHARS])}"
+            for path, head in messages:
+                if path not in found and head[:30] in line.text:
+                    found[path] = f"{line.number}: {printable(line.text.strip()[:QUOTE_CHARS])}"
+    return tuple((f"paste.line.{path}", value) for path, value in found.items())
 
 
 def _dedupe(extra: Tuple[Tuple[str, str], ...]) -> Tuple[Tuple[str, str], ...]:
