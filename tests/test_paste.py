@@ -215,3 +215,11 @@ def test_conda_env_export_lists_conda_and_pip_packages() -> None:
     facts = read_paste(text).facts
     assert facts.torch.version == "2.1.0" and facts.torch.cuda == "12.1"
     assert facts.package("transformers") is not None and facts.package("transformers").version == "4.35.0"
+
+
+def test_a_paste_of_many_distinct_errors_keeps_the_facts_bounded() -> None:
+    from gpudoctor.parsers.paste import MAX_NOTES
+
+    text = "".join(f"Traceback (most recent call last):\nValueError: case {i}\n" for i in range(3000))
+    facts = read_paste(text).facts
+    assert sum(1 for key, _ in facts.extra if key.startswith("paste.")) == MAX_NOTES

@@ -156,13 +156,21 @@ def _base_lines(body: Body, base: Facts) -> Tuple[Tuple[str, str], ...]:
     return tuple((f"paste.line.{path}", value) for path, value in found.items())
 
 
+MAX_NOTES = 400  # paste.* notes kept in the facts; a huge paste must not make a huge facts file
+
+
 def _dedupe(extra: Tuple[Tuple[str, str], ...]) -> Tuple[Tuple[str, str], ...]:
     seen = set()
     out = []
+    notes = 0
     for key, value in extra:
         mark = key if key.startswith("paste.line.") else (key, value)
         if mark in seen:
             continue
+        if key.startswith("paste."):
+            notes += 1
+            if notes > MAX_NOTES:
+                continue
         seen.add(mark)
         out.append((key, value))
     return tuple(out)
