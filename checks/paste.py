@@ -151,7 +151,8 @@ def environments(facts: Facts) -> Iterator[Finding]:
     if not conflicts and not extras(facts, "paste.framework_cpu"):
         raise skip("the input holds one environment and no framework setting that forces the CPU")
     key = [c for c in conflicts if c.split(":", 1)[0] in _KEY_CONFLICTS]
-    cpu = next((c for c in key if c.startswith("torch.version:") and "+cpu" in c), None)
+    judged_cpu = "+cpu" in (facts.torch.version or "")  # then the install checks judge it already
+    cpu = None if judged_cpu else next((c for c in key if c.startswith("torch.version:") and "+cpu" in c), None)
     if cpu is not None:
         other = next(part.strip() for part in cpu.split(":", 1)[1].split(" vs ") if "+cpu" in part)
         yield Finding(

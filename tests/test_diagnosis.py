@@ -135,3 +135,10 @@ def test_a_sectioned_vllm_collect_env_quotes_its_labelled_lines() -> None:
         "line 12: PyTorch version              : 2.6.0+cpu",
         "line 29: GPU models and configuration : GPU 0: NVIDIA GeForce RTX 3090",
     )
+
+
+def test_a_second_collect_env_report_is_compared_not_dropped() -> None:
+    text = (Path(__file__).parent / "fixtures" / "collect_env" / "two-reports.txt").read_text(encoding="utf-8")
+    a = answer(_report(text))
+    assert "torch.version: 2.2.2+cpu (the first report) vs 2.2.2+cu121 (the report at line 33)" in a.conflicts
+    assert any(f.code == "paste.two-environments" for f in a.others)

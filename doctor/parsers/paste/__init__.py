@@ -121,7 +121,7 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     facts = _with_ccs(_derive(merged.facts, found), observations)
     facts, notes = infer(facts, conda_torch=False)
     if base is not None:
-        notes += list(_base_lines(body, base))
+        notes += list(_base_lines(body, base)) + list(_later_reports(text, base))
     if body.cut_lines:
         notes.append(("paste.unread", f"{body.cut_lines} line(s) longer than {MAX_LINE} characters were cut"))
     extra = facts.extra + tuple(notes)
@@ -157,6 +157,39 @@ def _base_lines(body: Body, base: Facts) -> Tuple[Tuple[str, str], ...]:
 
 
 MAX_NOTES = 400  # paste.* notes kept in the facts; a huge paste must not make a huge facts file
+
+
+_REPORT_START = re.compile(r"^\s*(?:[>*-]\s*)*(?:Collecting environment information|PyTorch version\s*:)", re.I | re.M)
+_COMPARED = (
+    ("torch.version", lambda f: f.torch.version),
+    ("torch.cuda", lambda f: f.torch.cuda),
+    ("torch.is_available", lambda f: f.torch.is_available),
+    ("driver.version", lambda f: f.driver.version),
+    ("gpus", lambda f: ", ".join(g.name or "" for g in f.gpus) or None),
+)
+
+
+def _later_reports(text: str, base: Facts) -> Tuple[Tuple[str, str], ...]:
+    """When a paste holds several collect_env reports (host and container, before and after), the values the
+    later ones disagree on, as conflicts: the first report is the one judged."""
+    if not any(key == "collect_env.more_reports" for key, _ in base.extra):
+        return ()
+    from gpudoctor.parsers import collect_env
+
+    starts = [m.start() for m in _REPORT_START.finditer(text)]
+    firsts = [i for n, i in enumerate(starts) if n == 0 or text[starts[n - 1]:i].count("\n") > 3]
+    out: List[Tuple[str, str]] = []
+    for start in firsts[1:4]:
+        try:
+            other = collect_env.parse(text[start:])
+        except collect_env.ParseError:
+            continue
+        line = text.count("\n", 0, start) + 1
+        for path, value in _COMPARED:
+            mine, theirs = value(base), value(other)
+            if mine is not None and theirs is not None and mine != theirs:
+                out.append(("paste.conflict", f"{path}: {mine} (the first report) vs {theirs} (the report at line {line})"))
+    return tuple(out)
 
 
 def _dedupe(extra: Tuple[Tuple[str, str], ...]) -> Tuple[Tuple[str, str], ...]:

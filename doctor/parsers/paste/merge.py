@@ -131,7 +131,8 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
 
 def _show(obs: Observation) -> str:
     where = f"line {obs.line}" if obs.line else obs.fmt or "the report"
-    return f"{obs.value} ({where})"
+    value = f"{obs.value.name} {obs.value.version}" if isinstance(obs.value, Distribution) else obs.value
+    return f"{value} ({where})"
 
 
 def _gpus(base: Facts, found: List[Tuple[Optional[int], str, Observation]], memories: List[int]) -> Tuple[Gpu, ...]:
