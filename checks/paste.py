@@ -72,7 +72,18 @@ def errors(facts: Facts) -> Iterator[Finding]:
         if cause is None or (covered is not None and covered(facts)):
             continue
         if code == "not-compiled-with-cuda" and facts.platform.system == "Darwin":
-            continue  # platform.macos says it
+            yield Finding(
+                code="paste.macos-no-cuda",
+                severity=Severity.WARNING,
+                summary="the code asks for CUDA on a Mac, which has no CUDA (Torch not compiled with CUDA enabled)",
+                detail=quoted(facts, code) or "",
+                fix=Fix("Use the Mac's GPU through MPS (torch.device(\"mps\")) or the CPU where the code says "
+                        "\"cuda\"; most projects have a --device option.",
+                        ('python -c "import torch; print(torch.backends.mps.is_available())"',)),
+                links=("https://pytorch.org/docs/stable/notes/mps.html",),
+                evidence=("extra", "platform.system"),
+            )
+            continue
         yield Finding(
             code=f"paste.{code}",
             severity=cause.severity,

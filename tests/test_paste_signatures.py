@@ -146,3 +146,10 @@ def test_a_pasted_collect_env_with_a_cpu_build_and_no_gpu_is_named() -> None:
     text = "Collecting environment information...\nPyTorch version: 1.7.1+cpu\nIs debug build: False\n" \
            "CUDA used to build PyTorch: Could not collect\n"
     assert "paste.cpu-build" in _codes(text)
+
+
+def test_cuda_asked_for_on_a_mac_is_named_as_such() -> None:
+    text = ('  File "/Users/me/app/env/lib/python3.10/site-packages/torch/cuda/__init__.py", line 471, in _lazy_init\n'
+            '    raise AssertionError("Torch not compiled with CUDA enabled")\n'
+            "AssertionError: Torch not compiled with CUDA enabled")
+    assert _codes(text) == ("paste.macos-no-cuda",)

@@ -123,7 +123,8 @@ _WSL = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/lib|\bWSL ?2\b", re.I)
 _DOCKER = re.compile(r"^\s*(?:\$\s*|sudo\s+)?(?:docker|podman)\s+(?:run|compose|exec)\b|^\s*FROM\s+\S*(?:nvidia|pytorch|cuda)\S*", re.I)
 _LINUX_PATH = re.compile(r"(?:^|[\s\"'(])/(?:usr|home|opt|root|data|workspace|mnt|content)/\S*(?:site|dist)-packages/")
 _MACHINE = re.compile(r"\b(x86_64|aarch64|AMD64|arm64)\b")
-_MACOS = re.compile(r"\bmacOS[- ]\d+|Darwin Kernel|\barm64-arm-64bit\b|/opt/homebrew/")
+_MACOS = re.compile(r"\bmacOS[- ]\d+|Darwin Kernel|\barm64-arm-64bit\b|/opt/homebrew/|(?:^|[\s\"'(])/Users/[^/\s]+/|"
+                    r"\bMacBook\b|\bApple M[1-9]\b|\bM[1-9] (?:Pro|Max|Ultra) [Cc]hip")
 
 
 def platform_hints(segment: Segment) -> Iterator[Observation]:
