@@ -81,13 +81,15 @@ def test_agreeing_versions_keep_the_more_specific() -> None:
          ("sm_50", "sm_60", "sm_70", "sm_80", "sm_90")),
         ("- `transformers` version: 4.40.0\n- Platform: Linux-5.15.0-microsoft-standard-WSL2-x86_64-with-glibc2.35\n",
          "platform.wsl", 2),
+        ("- Platform: Linux-4.4.0-19041-Microsoft-x86_64-with-glibc2.31\n", "platform.wsl", 1),
+        ("## System Information\n- **OS:** nt\n", "platform.system", "Windows"),
         ("Ultralytics YOLOv8.0.1 Python-3.10.12 torch-2.0.1+cu118 CUDA:0 (Tesla T4, 15102MiB)\n", "torch.version", "2.0.1+cu118"),
         ("GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1234abcd-0000-1111-2222-333344445555)\n", "driver.version", None),
         ('C:\\Users\\me\\AppData\\Local\\Programs\\Python\\Python311\\Lib\\site-packages\\torch\\x.py\n'
          "numpy==1.26\n", "platform.system", "Windows"),
     ],
     ids=["pip-list", "pip-show", "conda-cuda", "conda-cpu", "nvcc", "echo-ld", "export-ld", "arch-list",
-         "transformers-env", "yolo", "smi-L", "windows-path"],
+         "transformers-env", "wsl1", "comfyui-os", "yolo", "smi-L", "windows-path"],
 )
 def test_formats(text: str, path: str, value: object) -> None:
     facts = read_paste(text).facts
@@ -181,7 +183,6 @@ COMFY = """\
 - **Pytorch Version:** 2.5.1+cu124
 ## Devices
 - **Name:** cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync
-Device: cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync
 """
 LLAMAFACTORY = """\
 - `llamafactory` version: 0.9.1

@@ -15,6 +15,7 @@ _BOOL = {"true": True, "yes": True, "false": False, "no": False}
 _YOLO = re.compile(r"torch-(\d[\w.+]*)\s+(?:CUDA:(\d+)\s+\(([^,()]+),\s*(\d+)MiB\)|CPU|MPS)")
 _COMFY_DEVICE = re.compile(r"^\s*Device:\s*cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
 _GPU_KEY = re.compile(r"^gpu ?\d+(?:,\d+)*$")  # SGLang's "GPU 0,1: NVIDIA H100"
+_COMFY_NAME = re.compile(r"^cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
 _UUID = re.compile(r"\s*\(UUID:[^)]*\)")
 _SPACES = re.compile(r"\s+")
 _PRINT = re.compile(r"print\((.*)\)")
@@ -57,6 +58,8 @@ _KEYS: Dict[str, str] = {
     "nvidia driver": "driver.version",
     "cuda driver version": "driver.cuda_version",
     "cuda toolkit version": "toolkit.nvcc_version",
+    "os": "platform.os",
+    "name": "gpus.comfy",
     "use_cpu": "framework.cpu",
     "use cpu": "framework.cpu",
     "nvcc version": "toolkit.nvcc_version",
@@ -74,6 +77,8 @@ def _platform(value: str, segment: Segment, line: Line) -> Iterator[Observation]
         yield observe("platform.system", system, segment, line, "env report")
     if "microsoft-standard" in low or "wsl2" in low:
         yield observe("platform.wsl", 2, segment, line, "env report")
+    elif re.search(r"-microsoft(?:-|$)", low):  # WSL 1 kernels end in "-Microsoft"
+        yield observe("platform.wsl", 1, segment, line, "env report")
 
 
 def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Observation]:
@@ -94,6 +99,15 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
     elif path == "framework.cpu":
         if low.split()[0] == "true":
             yield observe("framework_cpu", f"{value.strip()} (accelerate config use_cpu)", segment, line, "env report")
+    elif path == "platform.os":
+        system = {"nt": "Windows", "windows": "Windows", "darwin": "Darwin", "linux": "Linux"}.get(low.split()[0])
+        if system:
+            yield observe("platform.system", system, segment, line, "env report")
+    elif path == "gpus.comfy":
+        m = _COMFY_NAME.match(value)
+        if m:
+            yield observe("gpus", (int(m.group(1)), m.group(2)), segment, line, "ComfyUI system information")
+            yield observe("torch.is_available", True, segment, line, "ComfyUI system information")
     elif path == "platform.string":
         yield from _platform(value, segment, line)
     elif path == "platform.python_version":
