@@ -116,6 +116,15 @@ CAUSES: Dict[str, Cause] = {
                                "uninstall xformers (torch's own attention is used then).",
                                ("pip uninstall -y xformers", "pip install xformers --index-url "
                                 "https://download.pytorch.org/whl/cu121")),
+    "bitsandbytes-without-gpu": Cause(W, "bitsandbytes runs without its GPU kernels (compiled without GPU support, or no "
+                                         "CUDA runtime found)",
+                                      "Install a bitsandbytes release that supports this torch's CUDA and this platform "
+                                      "(0.43+ ships CUDA builds for Linux and Windows); torch itself may be fine.",
+                                      ("python -m bitsandbytes", "pip install -U bitsandbytes")),
+    "cuda-home-unset": Cause(W, "a CUDA extension is being compiled and no CUDA toolkit is found (CUDA_HOME is not set)",
+                             "Install the CUDA toolkit matching torch.version.cuda (or a prebuilt wheel of the "
+                             "extension) and set CUDA_HOME to it; running torch itself does not need it.",
+                             ('python -c "import torch; print(torch.version.cuda)"', "export CUDA_HOME=/usr/local/cuda")),
     "out-of-memory": Cause(NOTE, "the CUDA environment works: the GPU ran out of memory",
                            "Not an installation problem: reduce the batch size, sequence length or model size, use "
                            "mixed precision, or free memory held by other processes (nvidia-smi lists them).",

@@ -37,6 +37,8 @@ SAMPLES = {
  "nodevice": "RuntimeError: No CUDA GPUs are available",
  "busy": "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable",
  "flash": "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+ "bnb": "UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers are unavailable.",
+ "cudahome": "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
  "flashabi": "ImportError: /venv/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi",
  "xformers": "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.0.1+cu118)",
  "assert": "RuntimeError: CUDA error: device-side assert triggered",
@@ -66,6 +68,8 @@ EXPECTED = {
     'nodevice': 'paste.no-device',
     'busy': 'paste.device-busy',
     'flash': 'paste.flash-attn-needs-ampere',
+    'bnb': 'paste.bitsandbytes-without-gpu',
+    'cudahome': 'paste.cuda-home-unset',
     'flashabi': 'paste.flash-attn-abi',
     'xformers': 'paste.xformers-mismatch',
 }

@@ -42,6 +42,8 @@ class Sig(enum.Enum):
     FLASH_ATTN_ARCH = "flash-attn-needs-ampere"
     FLASH_ATTN_ABI = "flash-attn-abi"
     XFORMERS_MISMATCH = "xformers-mismatch"
+    BNB_NO_GPU = "bitsandbytes-without-gpu"
+    CUDA_HOME_UNSET = "cuda-home-unset"
     OUT_OF_MEMORY = "out-of-memory"
     DEVICE_ASSERT = "device-side-assert"
     DEVICE_MISMATCH = "tensors-on-different-devices"
@@ -110,6 +112,11 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the flash-attn wheel was built against a different torch (C++ ABI/version) than the installed one"),
     _s(Sig.XFORMERS_MISMATCH, "xformers was built for", r"xFormers was built for",
        "xformers was built for a different torch, CUDA or Python than the installed ones"),
+    _s(Sig.BNB_NO_GPU, "bitsandbytes", r"bitsandbytes was compiled without GPU support|bitsandbytes[^\n]*"
+       r"(?:CUDA Setup failed|could not find the CUDA runtime|no GPU detected)",
+       "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
+    _s(Sig.CUDA_HOME_UNSET, "cuda_home", r"CUDA_HOME environment variable is not set",
+       "building a CUDA extension needs the CUDA toolkit (nvcc); torch's wheels do not include it"),
     _s(Sig.SHADOWED_CUDA, "undefined symbol", r"undefined symbol: (?:__nvJitLink\w*|cusparseSpSV\w*|cublasLt\w*|\w*cudnn\w*)",
        "a system CUDA library on LD_LIBRARY_PATH shadows the one in torch's own nvidia-* wheels", IMPORT),
     _s(Sig.CUDNN_MISSING, "libcudnn", r"libcudnn[\w.-]*\.so[\w.]*: cannot open shared object file",
