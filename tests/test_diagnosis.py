@@ -142,3 +142,10 @@ def test_a_second_collect_env_report_is_compared_not_dropped() -> None:
     a = answer(_report(text))
     assert "torch.version: 2.2.2+cpu (the first report) vs 2.2.2+cu121 (the report at line 33)" in a.conflicts
     assert any(f.code == "paste.two-environments" for f in a.others)
+
+
+def test_collect_env_is_not_asked_for_when_import_torch_fails() -> None:
+    text = ('OSError: [WinError 126] The specified module could not be found. Error loading '
+            '"C:\\Python311\\Lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.\n')
+    commands = [cmd for cmd, _ in answer(_report(text)).next_steps]
+    assert "python -m torch.utils.collect_env" not in commands and "gpudoctor facts -o facts.json" in commands

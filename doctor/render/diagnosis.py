@@ -105,7 +105,7 @@ def _confidence(lead: Finding, evidence: Tuple[str, ...]) -> Confidence:
 
 def _next_steps(facts: Facts, settled: bool) -> Tuple[Tuple[str, str], ...]:
     steps: List[Tuple[str, str]] = []
-    if facts.torch.version is None or facts.platform.system is None:
+    if (facts.torch.version is None or facts.platform.system is None) and not facts.torch.import_error:
         steps.append(("python -m torch.utils.collect_env",
                       "the paste does not say which torch build, operating system and GPU are involved"))
     if facts.driver.version is None and not facts.gpus:
