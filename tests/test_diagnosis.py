@@ -47,7 +47,7 @@ def test_what_to_paste_next_names_the_missing_facts() -> None:
 def test_a_healthy_environment_is_said_to_work() -> None:
     report = _report("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n")
     a = answer(report)
-    assert a.lead is None and [f.code for f in a.healthy] == ["paste.out-of-memory"]
+    assert a.lead is None and [f.code for f in a.healthy] == ["paste.out-of-memory"] and a.next_steps == ()
     assert "The CUDA environment itself works; the problem lies elsewhere:" in render_answer(report)
 
 

@@ -123,7 +123,8 @@ def answer(report: Report) -> Answer:
     conflicts = tuple(value for key, value in facts.extra if key == "paste.conflict")
     ranked = _rank(findings, facts)
     if not ranked:
-        return Answer(None, None, (), (), healthy, conflicts, _next_steps(facts, bool(healthy)))
+        steps = () if healthy else _next_steps(facts, False)  # a working GPU needs no more environment facts
+        return Answer(None, None, (), (), healthy, conflicts, steps)
     lead = ranked[0]
     evidence = evidence_for(lead, facts)
     confidence = _confidence(lead, evidence)
