@@ -224,3 +224,22 @@ def test_a_paste_of_many_distinct_errors_keeps_the_facts_bounded() -> None:
     text = "".join(f"Traceback (most recent call last):\nValueError: case {i}\n" for i in range(3000))
     facts = read_paste(text).facts
     assert sum(1 for key, _ in facts.extra if key.startswith("paste.")) == MAX_NOTES
+
+
+def test_thousands_of_disagreeing_versions_keep_the_merge_bounded() -> None:
+    from gpudoctor.parsers.paste.merge import MAX_CONFLICTS
+
+    text = "".join(f"torch=={i}.0.0\n" for i in range(1, 5001))
+    paste = read_paste(text)
+    assert paste.facts.torch.version == "1.0.0"
+    assert len(paste.conflicts) == MAX_CONFLICTS
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "conflict"),
+    [("2.1.0", "2.1.0+cu121", False), ("2.1", "2.10.0", True), ("1.0.0", "1000.0.0", True),
+     ("2.1.0+cpu", "2.1.0+cu121", True)],
+)
+def test_torch_versions_agree_only_release_by_release(a: str, b: str, conflict: bool) -> None:
+    paste = read_paste(f"torch=={a}\n```\ntorch=={b}\n```\n")
+    assert bool(paste.conflicts) is conflict

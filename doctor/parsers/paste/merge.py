@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from gpudoctor.facts import CompanionFacts, Distribution, Facts, Gpu
 from gpudoctor.parsers.paste.observe import Observation
@@ -21,6 +21,7 @@ _SCALARS = frozenset({
     "libraries.ld_library_path",
 }) | _MESSAGES
 _GPU_PREFIX = re.compile(r"^(nvidia|geforce)\s+")
+MAX_CONFLICTS = 50  # a paste of thousands of different versions must not make the merge quadratic
 _LISTS = frozenset({"torch.warnings", "torch.loaded_libraries"})
 
 
@@ -44,19 +45,23 @@ def _norm(name: str) -> str:
     return name.lower().replace("_", "-").replace(".", "-")
 
 
-def _version_key(value: Any) -> str:
-    return str(value).split("+")[0].rstrip(".0") if isinstance(value, str) else repr(value)
+def _parts(value: str) -> List[str]:
+    """'2.1.0+cu121' -> ['2', '1']: the release without its local tag and trailing zero components."""
+    parts = value.split("+")[0].split(".")
+    while len(parts) > 1 and parts[-1] == "0":
+        parts.pop()
+    return parts
 
 
 def _same(path: str, a: Any, b: Any) -> bool:
     if a == b:
         return True
     if isinstance(a, str) and isinstance(b, str):
-        if path in ("torch.version", "driver.version", "platform.python_version", "toolkit.nvcc_version"):
-            shorter, longer = sorted((a, b), key=len)
-            return longer.startswith(shorter) or (
-                path == "torch.version" and _version_key(a) == _version_key(b) and ("+" not in a or "+" not in b)
-            )
+        if path in ("driver.version", "platform.python_version", "toolkit.nvcc_version"):
+            shorter, longer = sorted((a.split("."), b.split(".")), key=len)
+            return longer[:len(shorter)] == shorter  # "535.104" is "535.104.05" read less precisely
+        if path == "torch.version":  # "2.1.0" agrees with "2.1.0+cu121", not with "2.1.0+cpu" vs "+cu121"
+            return _parts(a) == _parts(b) and ("+" not in a or "+" not in b)
     return False
 
 
@@ -75,6 +80,8 @@ def _base(section: Any, field: str) -> Any:
 def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") -> Merged:
     values: Dict[str, Tuple[Any, Observation]] = {}
     conflicts: List[Conflict] = []
+    seen: Set[Tuple[str, Any]] = set()
+    listed: Set[Any] = set()
     lists: Dict[str, List[Any]] = {path: [] for path in _LISTS}
     gpus: List[Tuple[Optional[int], str, Observation]] = []
     memories: List[int] = []
@@ -86,7 +93,9 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
             section, field = path.split(".", 1)
             known = _base(getattr(base, section), field)
             if known is not None:
-                if path not in _MESSAGES and not _same(path, known, obs.value):
+                if (path not in _MESSAGES and not _same(path, known, obs.value)
+                        and (path, repr(obs.value)) not in seen and len(conflicts) < MAX_CONFLICTS):
+                    seen.add((path, repr(obs.value)))
                     here = Observation(path, known, -1, 0, str(known), base_fmt)
                     conflicts.append(Conflict(path, here, obs))
                 continue
@@ -96,10 +105,12 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
                 kept, first = values[path]
                 if _same(path, kept, obs.value):
                     values[path] = (_better(path, kept, obs.value), first)
-                elif not any(c.path == path and c.other.value == obs.value for c in conflicts):
+                elif (path, repr(obs.value)) not in seen and len(conflicts) < MAX_CONFLICTS:
+                    seen.add((path, repr(obs.value)))
                     conflicts.append(Conflict(path, first, obs))
         elif path in _LISTS:
-            if obs.value not in lists[path]:
+            if obs.value not in listed and len(lists[path]) < MAX_CONFLICTS:
+                listed.add(obs.value)
                 lists[path].append(obs.value)
                 values.setdefault(path, (None, obs))
         elif path == "gpus":
@@ -110,7 +121,9 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
             key = _norm(obs.value.name)
             if key not in packages:
                 packages[key] = (obs.value, obs)
-            elif not _same("torch.version", packages[key][0].version, obs.value.version):
+            elif (not _same("torch.version", packages[key][0].version, obs.value.version)
+                  and (key, obs.value.version) not in seen and len(conflicts) < MAX_CONFLICTS):
+                seen.add((key, obs.value.version))
                 conflicts.append(Conflict(f"packages.{key}", packages[key][1], obs))
         else:
             value = obs.value.value if hasattr(obs.value, "value") else obs.value
