@@ -84,6 +84,7 @@ def test_hostile_bodies_give_a_partial_diagnosis_not_a_traceback(tmp_path: Path)
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert result.exit_code == 1
     assert "paste.no-kernel-image" in result.output and "\x1b" not in result.output and "\x07" not in result.output
+    assert "Part of the paste was not read: 1 line(s) longer than 4096 characters were cut." in result.output
 
 
 def test_the_coloured_terminal_report_also_leads_with_the_answer() -> None:

@@ -159,6 +159,9 @@ def render_answer(report: Report, markdown: bool = False) -> str:
             out += md.block(evidence_for(f, report.facts))
     else:
         out.append("Nothing in the paste shows a broken GPU environment, and it does not hold enough to be sure.")
+    unread = [value for key, value in report.facts.extra if key == "paste.unread"]
+    if unread:
+        out += ["", md.text(f"Part of the paste was not read: {unread[0]}.")]
     if a.conflicts:
         out += ["", "The paste holds values that disagree (two machines, or a host and a container); "
                     "the first of each was judged:", *md.block(a.conflicts)]
