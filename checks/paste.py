@@ -33,7 +33,14 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
     "torchvision-nms": lambda f: bool(f.torchvision.version and f.torch.version),
     "not-compiled-with-cuda": lambda f: bool(f.gpus and f.torch.version and f.torch.cuda_compiled is False),
     "gpu-fell-off-the-bus": lambda f: any(k == "paste.xid" for k, _ in f.extra),  # paste.xid says it
+    "cuda-unavailable": lambda f: _explained(f),
 }
+
+
+def _explained(facts: Facts) -> bool:
+    """Another message or fact in the paste already says why CUDA is unavailable."""
+    others = [v for k, v in facts.extra if k == "paste.signature" and v != "cuda-unavailable"]
+    return bool(others) or facts.torch.cuda_compiled is False or bool(facts.torch.init_error or facts.torch.import_error)
 
 
 def extras(facts: Facts, key: str) -> Tuple[str, ...]:

@@ -125,6 +125,11 @@ CAUSES: Dict[str, Cause] = {
                              "Install the CUDA toolkit matching torch.version.cuda (or a prebuilt wheel of the "
                              "extension) and set CUDA_HOME to it; running torch itself does not need it.",
                              ('python -c "import torch; print(torch.version.cuda)"', "export CUDA_HOME=/usr/local/cuda")),
+    "cuda-unavailable": Cause(W, "torch cannot use a GPU in this environment, and the paste does not show why",
+                              "A framework reported that CUDA is unavailable; the cause lies below it (a CPU-only "
+                              "torch, no driver, no GPU visible). Run the commands below and paste their output.",
+                              ('python -c "import torch; print(torch.__version__, torch.version.cuda, '
+                               'torch.cuda.is_available())"', "nvidia-smi")),
     "out-of-memory": Cause(NOTE, "the CUDA environment works: the GPU ran out of memory",
                            "Not an installation problem: reduce the batch size, sequence length or model size, use "
                            "mixed precision, or free memory held by other processes (nvidia-smi lists them).",

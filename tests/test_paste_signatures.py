@@ -37,6 +37,7 @@ SAMPLES = {
  "nodevice": "RuntimeError: No CUDA GPUs are available",
  "busy": "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable",
  "flash": "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+ "unavailable": "lightning.fabric.utilities.exceptions.MisconfigurationException: No supported gpu backend found!",
  "bnb": "UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers are unavailable.",
  "cudahome": "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
  "flashabi": "ImportError: /venv/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi",
@@ -69,6 +70,7 @@ EXPECTED = {
     'busy': 'paste.device-busy',
     'flash': 'paste.flash-attn-needs-ampere',
     'bnb': 'paste.bitsandbytes-without-gpu',
+    'unavailable': 'paste.cuda-unavailable',
     'cudahome': 'paste.cuda-home-unset',
     'flashabi': 'paste.flash-attn-abi',
     'xformers': 'paste.xformers-mismatch',
@@ -157,3 +159,9 @@ def test_cuda_asked_for_on_a_mac_is_named_as_such() -> None:
             '    raise AssertionError("Torch not compiled with CUDA enabled")\n'
             "AssertionError: Torch not compiled with CUDA enabled")
     assert _codes(text) == ("paste.macos-no-cuda",)
+
+
+def test_cuda_unavailable_stays_quiet_when_the_paste_says_why() -> None:
+    text = ("MisconfigurationException: No supported gpu backend found!\n"
+            "AssertionError: Torch not compiled with CUDA enabled")
+    assert _codes(text) == ("paste.not-compiled-with-cuda",)

@@ -87,6 +87,8 @@ def _derive(facts: Facts, found: Tuple[Sig, ...]) -> Facts:
         torch = dataclasses.replace(torch, cuda_compiled=False)
     if Sig.NOT_COMPILED in found and torch.cuda_compiled is None and torch.cuda is None:
         torch = dataclasses.replace(torch, cuda_compiled=False)
+    if Sig.CUDA_UNAVAILABLE in found and torch.is_available is None:
+        torch = dataclasses.replace(torch, is_available=False)
     if Sig.NO_TORCH in found and not torch.version and torch.installed is None:
         torch = dataclasses.replace(torch, installed=False)
     if Sig.WIN_DLL in found:

@@ -44,6 +44,7 @@ class Sig(enum.Enum):
     XFORMERS_MISMATCH = "xformers-mismatch"
     BNB_NO_GPU = "bitsandbytes-without-gpu"
     CUDA_HOME_UNSET = "cuda-home-unset"
+    CUDA_UNAVAILABLE = "cuda-unavailable"
     OUT_OF_MEMORY = "out-of-memory"
     DEVICE_ASSERT = "device-side-assert"
     DEVICE_MISMATCH = "tensors-on-different-devices"
@@ -66,6 +67,7 @@ def _s(sig: Sig, literal: str, pattern: str, cause: str, target: Optional[str] =
     return Signature(sig, literal.lower(), re.compile(pattern, re.I), cause, target, healthy)
 
 
+_UNAVAILABLE = "torch cannot use a GPU here (a framework or torch says so), and the paste does not show why"
 INIT, IMPORT, WARN = "torch.init_error", "torch.import_error", "torch.warnings"
 CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image is available for execution on the device",
@@ -134,6 +136,12 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU is in exclusive compute mode and another process holds it, or it is prohibited", WARN),
     _s(Sig.GPU_LOST, "nvrm", r"fallen off the bus|RmInitAdapter failed|GPU has fallen off",
        "the GPU stopped responding to the driver (power, cooling, PCIe link or firmware)"),
+    _s(Sig.CUDA_UNAVAILABLE, "available", r"GPUAccelerator can not run on your system|"
+       r"User provided device_type of .cuda., but CUDA is not available|"
+       r"on a CUDA device but torch\.cuda\.is_available\(\) is False|\bCUDA is not available|"
+       r"torch\.cuda\.is_available\(\)\s*(?:returns?|is|=+)\s*\**False", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "only has: []", r"But your machine only has: \[\]", _UNAVAILABLE),
     _s(Sig.OUT_OF_MEMORY, "out of memory", r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory",
        "the GPU works but ran out of memory: reduce the batch size or model size", healthy=True),
     _s(Sig.DEVICE_ASSERT, "device-side assert", r"device-side assert triggered",
