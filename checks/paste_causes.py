@@ -65,6 +65,13 @@ CAUSES: Dict[str, Cause] = {
                                    "sudo nvidia-ctk runtime configure --runtime=docker",
                                    "sudo systemctl restart docker"),
                                   ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html",)),
+    "container-toolkit-no-driver": Cause(E, "the NVIDIA Container Toolkit cannot load the host's driver "
+                                            "(nvidia-container-cli: libnvidia-ml.so.1 not found)",
+                                         "Install the NVIDIA driver on the host (nvidia-smi must work there first); on "
+                                         "Docker Desktop/WSL use the Windows driver; then restart Docker.",
+                                         ("nvidia-smi", "nvidia-container-cli info", "sudo systemctl restart docker"),
+                                         ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/"
+                                          "troubleshooting.html",)),
     "invalid-device-ordinal": Cause(W, "the code asks for a GPU index this process cannot see (invalid device ordinal)",
                                     "Use an index below torch.cuda.device_count(); CUDA_VISIBLE_DEVICES renumbers the "
                                     "visible GPUs from 0.",

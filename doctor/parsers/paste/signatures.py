@@ -45,6 +45,7 @@ class Sig(enum.Enum):
     BNB_NO_GPU = "bitsandbytes-without-gpu"
     CUDA_HOME_UNSET = "cuda-home-unset"
     CUDA_UNAVAILABLE = "cuda-unavailable"
+    CONTAINER_CLI = "container-toolkit-no-driver"
     OUT_OF_MEMORY = "out-of-memory"
     DEVICE_ASSERT = "device-side-assert"
     DEVICE_MISMATCH = "tensors-on-different-devices"
@@ -102,6 +103,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.SMI_NO_DRIVER, "communicate with the nvidia driver",
        r"NVIDIA-SMI has failed because it couldn.t communicate with the NVIDIA driver",
        "no NVIDIA driver is loaded", "driver.smi_error_text"),
+    _s(Sig.CONTAINER_CLI, "nvidia-container-cli", r"nvidia-container-cli: (?:initialization error|detection error)",
+       "the NVIDIA Container Toolkit cannot load the host driver (libnvidia-ml.so.1): the driver is missing on the "
+       "host or the toolkit looks in the wrong place"),
     _s(Sig.DOCKER_NO_GPU, "could not select device driver", r"could not select device driver \"[^\"]*\" with capabilities: \[\[gpu\]\]",
        "Docker has no GPU runtime: the NVIDIA Container Toolkit is not installed or not configured"),
     _s(Sig.INVALID_ORDINAL, "invalid device ordinal", r"invalid device ordinal",
