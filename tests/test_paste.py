@@ -243,3 +243,13 @@ def test_thousands_of_disagreeing_versions_keep_the_merge_bounded() -> None:
 def test_torch_versions_agree_only_release_by_release(a: str, b: str, conflict: bool) -> None:
     paste = read_paste(f"torch=={a}\n```\ntorch=={b}\n```\n")
     assert bool(paste.conflicts) is conflict
+
+
+def test_an_old_nvidia_smi_header_and_a_cuda_visible_devices_command_line() -> None:
+    text = ("$ CUDA_VISIBLE_DEVICES=2 python main.py\n"
+            "| NVIDIA-SMI 375.39                 Driver Version: 375.39                    |\n"
+            "|   0  TITAN X (Pascal)    Off  | 0000:01:00.0      On |                  N/A |\n")
+    facts = read_paste(text).facts
+    assert facts.driver.version == "375.39"
+    assert [g.name for g in facts.gpus] == ["TITAN X (Pascal)"]
+    assert facts.env.get("CUDA_VISIBLE_DEVICES") == "2"

@@ -29,6 +29,8 @@ _FACT_LINES = {  # a finding's evidence path -> the paste.line.* keys that can s
     "libraries.ld_library_path_cuda": ("libraries.ld_library_path",),
     "libraries.ld_library_path": ("libraries.ld_library_path",),
     "toolkit.nvcc_version": ("toolkit.nvcc_version",),
+    "env.variables": ("env.CUDA_VISIBLE_DEVICES", "libraries.ld_library_path"),
+    "env.cuda-vars": ("env.CUDA_VISIBLE_DEVICES",),
 }
 
 

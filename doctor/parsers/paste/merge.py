@@ -82,6 +82,7 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
     conflicts: List[Conflict] = []
     seen: Set[Tuple[str, Any]] = set()
     listed: Set[Any] = set()
+    env_vars: Dict[str, Tuple[str, Observation]] = {}
     lists: Dict[str, List[Any]] = {path: [] for path in _LISTS}
     gpus: List[Tuple[Optional[int], str, Observation]] = []
     memories: List[int] = []
@@ -113,6 +114,10 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
                 listed.add(obs.value)
                 lists[path].append(obs.value)
                 values.setdefault(path, (None, obs))
+        elif path.startswith("env."):
+            name = path[len("env."):]
+            if not base.env.has(name) and name not in env_vars:
+                env_vars[name] = (obs.value, obs)
         elif path == "gpus":
             gpus.append((obs.value[0], obs.value[1], obs))
         elif path == "gpus.memory_total_mib":
@@ -131,6 +136,10 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
             extra.append((f"paste.line.{path}.{value if path == 'signature' else len(extra)}",
                           f"{obs.line}: {obs.quote}"))
     facts = _apply(base, values, lists, _gpus(base, gpus, memories), packages)
+    if env_vars:
+        variables = facts.env.variables + tuple((name, value) for name, (value, _) in env_vars.items())
+        facts = dataclasses.replace(facts, env=dataclasses.replace(facts.env, variables=tuple(sorted(variables))))
+        values.update({f"env.{name}": (value, obs) for name, (value, obs) in env_vars.items()})
     provenance = [(path, obs) for path, (_, obs) in values.items()]
     provenance += [(f"packages.{key}", obs) for key, (_, obs) in packages.items()]
     provenance += [(f"gpus.{i}", obs) for i, (_, _, obs) in enumerate(gpus) if not base.gpus]

@@ -8,7 +8,7 @@ from typing import Iterator, Optional
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Line, Segment
 
-_SMI_HEAD = re.compile(r"NVIDIA-SMI\s+([\d.]+)\s+Driver Version:\s*([\d.]+)\s+CUDA Version:\s*(\d+\.\d+|N/A)")
+_SMI_HEAD = re.compile(r"NVIDIA-SMI\s+([\d.]+)\s+Driver Version:\s*([\d.]+)(?:\s+CUDA Version:\s*(\d+\.\d+|N/A))?")
 _SMI_ROW = re.compile(
     r"^\|\s*(\d{1,2})\s+(.+?)\s+(On|Off|WDDM|TCC)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)"
 )
@@ -34,7 +34,7 @@ def nvidia_smi(segment: Segment) -> Iterator[Observation]:
             if m:
                 in_table = True
                 yield observe("driver.version", m.group(2), segment, line, "nvidia-smi")
-                if m.group(3) != "N/A":
+                if m.group(3) and m.group(3) != "N/A":
                     yield observe("driver.cuda_version", m.group(3), segment, line, "nvidia-smi")
             continue
         if in_table and text.startswith("|"):
@@ -123,6 +123,7 @@ _WSL = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/lib|\bWSL ?2\b", re.I)
 _DOCKER = re.compile(r"^\s*(?:\$\s*|sudo\s+)?(?:docker|podman)\s+(?:run|compose|exec)\b|^\s*FROM\s+\S*(?:nvidia|pytorch|cuda)\S*", re.I)
 _LINUX_PATH = re.compile(r"(?:^|[\s\"'(])/(?:usr|home|opt|root|data|workspace|mnt|content)/\S*(?:site|dist)-packages/")
 _MACHINE = re.compile(r"\b(x86_64|aarch64|AMD64|arm64)\b")
+_VISIBLE = re.compile(r"(?:^|[\s;'\"(])(?:export\s+)?CUDA_VISIBLE_DEVICES=(['\"]?)([\w,-]*)\1(?=\s|$)")
 _MACOS = re.compile(r"\bmacOS[- ]\d+|Darwin Kernel|\barm64-arm-64bit\b|/opt/homebrew/|(?:^|[\s\"'(])/Users/[^/\s]+/|"
                     r"\bMacBook\b|\bApple M[1-9]\b|\bM[1-9] (?:Pro|Max|Ultra) [Cc]hip")
 
@@ -144,5 +145,9 @@ def platform_hints(segment: Segment) -> Iterator[Observation]:
             m = _MACHINE.search(text)
             if m:
                 yield observe("platform.machine", m.group(1), segment, line, "platform")
+        if "CUDA_VISIBLE_DEVICES=" in text:
+            m = _VISIBLE.search(text)
+            if m:
+                yield observe("env.CUDA_VISIBLE_DEVICES", m.group(2), segment, line, "command line")
         if ("docker" in text or "podman" in text or "FROM" in text) and _DOCKER.match(text):
             yield observe("platform.container", "docker", segment, line, "docker")
