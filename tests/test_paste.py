@@ -253,3 +253,12 @@ def test_an_old_nvidia_smi_header_and_a_cuda_visible_devices_command_line() -> N
     assert facts.driver.version == "375.39"
     assert [g.name for g in facts.gpus] == ["TITAN X (Pascal)"]
     assert facts.env.get("CUDA_VISIBLE_DEVICES") == "2"
+
+
+def test_a_repl_quoted_version_and_a_yolo_line_without_a_device() -> None:
+    text = (">>> torch.__version__\n'2.3.0+cu121'\n\nUltralytics YOLOv8.2.15 Python-3.10.9 torch-2.1.0\n"
+            "torch.cuda.is_available(): False\n")
+    paste = read_paste(text)
+    assert paste.facts.torch.version == "2.3.0+cu121"
+    assert [(c.path, c.other.value) for c in paste.conflicts] == [("torch.version", "2.1.0")]
+    assert dict(paste.facts.extra)["paste.signature"] == "cuda-unavailable"

@@ -12,7 +12,7 @@ from gpudoctor.parsers.paste.segments import Line, Segment
 _KV = re.compile(r"^\s*(?:[-*+\u2022]\s+)?(?:\*\*)?`?([A-Za-z][\w .,()?/`'-]{1,60}?)`?(?:\*\*)?\s*[:\uff1a]\s*(?:\*\*)?\s*(\S.*?)\s*$")
 _TORCH_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)")
 _BOOL = {"true": True, "yes": True, "false": False, "no": False}
-_YOLO = re.compile(r"torch-(\d[\w.+]*)\s+(?:CUDA:(\d+)\s+\(([^,()]+),\s*(\d+)MiB\)|CPU|MPS)")
+_YOLO = re.compile(r"Python-[\d.]+\s+torch-(\d[\w.+]*)(?:\s+(?:CUDA:(\d+)\s+\(([^,()]+),\s*(\d+)MiB\)|CPU|MPS))?")
 _COMFY_DEVICE = re.compile(r"^\s*Device:\s*cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
 _GPU_KEY = re.compile(r"^gpu ?\d+(?:,\d+)*$")  # SGLang's "GPU 0,1: NVIDIA H100"
 _COMFY_NAME = re.compile(r"^cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
@@ -163,6 +163,7 @@ def _exprs(command: str) -> List[Optional[str]]:
 
 
 def _typed(path: str, word: str) -> Optional[object]:
+    word = word.strip("'\"")  # the REPL prints strings quoted: '2.3.0+cu121'
     if path == "torch.is_available":
         return _BOOL.get(word.lower())
     if path in ("torch.device_count", "torch.cudnn_version"):
