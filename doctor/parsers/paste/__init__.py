@@ -115,6 +115,7 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     """The facts in ``text``; ``base`` (collect_env or a gpudoctor report found in it) takes precedence."""
     body = split(text)
     observations = list(run_all(PARSERS + (_warning_signals,), body.segments))
+    observations.sort(key=lambda o: o.line)  # "first" means first in the paste, whichever parser read it
     if base is not None:  # collect_env's own fields are its parser's to read
         observations = [o for o in observations if not (o.fmt == "env report" and _COLLECT_ENV_LABEL.match(o.quote))]
     start = base if base is not None else Facts(meta=Meta(gpudoctor_version=_version(), source="paste"))
