@@ -137,6 +137,13 @@ CAUSES: Dict[str, Cause] = {
                               "torch, no driver, no GPU visible). Run the commands below and paste their output.",
                               ('python -c "import torch; print(torch.__version__, torch.version.cuda, '
                                'torch.cuda.is_available())"', "nvidia-smi")),
+    "torch-version-not-found": Cause(W, "pip cannot find the requested torch build for this Python and package index",
+                                     "'+cuXXX' builds are only on download.pytorch.org (use --index-url "
+                                     "https://download.pytorch.org/whl/cuXXX), each torch release supports a range of "
+                                     "Python versions, and old pins may have been removed: pick a torch release that "
+                                     "exists for this Python.",
+                                     ("python --version", "pip index versions torch --index-url "
+                                      "https://download.pytorch.org/whl/cu121")),
     "out-of-memory": Cause(NOTE, "the CUDA environment works: the GPU ran out of memory",
                            "Not an installation problem: reduce the batch size, sequence length or model size, use "
                            "mixed precision, or free memory held by other processes (nvidia-smi lists them).",

@@ -46,6 +46,7 @@ class Sig(enum.Enum):
     CUDA_HOME_UNSET = "cuda-home-unset"
     CUDA_UNAVAILABLE = "cuda-unavailable"
     CONTAINER_CLI = "container-toolkit-no-driver"
+    TORCH_NOT_FOUND = "torch-version-not-found"
     OUT_OF_MEMORY = "out-of-memory"
     DEVICE_ASSERT = "device-side-assert"
     DEVICE_MISMATCH = "tensors-on-different-devices"
@@ -146,6 +147,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"torch\.cuda\.is_available\(\)\s*(?:returns?|is|=+|:)\s*\**False", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "only has: []", r"But your machine only has: \[\]", _UNAVAILABLE),
+    _s(Sig.TORCH_NOT_FOUND, "could not find a version that satisfies the requirement",
+       r"Could not find a version that satisfies the requirement (?:torch|torchvision|torchaudio|nvidia-[\w-]+)\b",
+       "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
     _s(Sig.OUT_OF_MEMORY, "out of memory", r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory",
        "the GPU works but ran out of memory: reduce the batch size or model size", healthy=True),
     _s(Sig.DEVICE_ASSERT, "device-side assert", r"device-side assert triggered",
