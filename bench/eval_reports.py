@@ -1,4 +1,4 @@
-"""Scores the collect_env parser and the checks against a folder of real pasted reports.
+"""Scores ``diagnose``'s reading of pasted reports and the checks against a folder of real reports.
 
 The folder holds one ``.txt`` per report and an ``INDEX.md`` whose table rows read
 ``| file | url | maintainers' root cause | expected code(s) |`` (several expected codes may be
@@ -6,10 +6,11 @@ separated by ``/`` or ``,``; any one of them counts as a hit). The expected code
 a working install whose reported problem lay elsewhere: such a report is a hit only when gpudoctor
 finds no error there. For each report this prints the expected cause, the error and warning codes
 gpudoctor found, hit or miss, whether a broken environment was summarised as healthy (no error or
-warning at all), and whether a healthy one was given an error. The reports themselves are not kept
-in this repository.
+warning at all), and whether a healthy one was given an error; then per cause (the first expected
+code of each report) recall and precision, and the refusals. The corpus kept in the repository is
+``tests/fixtures/reports``, the default folder.
 
-    python bench/eval_reports.py /tmp/real_reports [--verbose]
+    python bench/eval_reports.py [FOLDER] [--verbose]
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ from typing import List, Optional, Tuple
 
 from gpudoctor.facts import Facts
 from gpudoctor.model import Report, Severity
-from gpudoctor.parsers.collect_env import ParseError, parse
+from gpudoctor.parsers.report import InputError, load_facts
 from gpudoctor.registry import discover
 from gpudoctor.runner import run_checks
 
 
 HEALTHY = "healthy"  # the expected code of a report whose install works
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "reports"
 
 
 @dataclass(frozen=True)
@@ -96,8 +98,8 @@ def evaluate(folder: Path) -> List[Outcome]:
     for case in read_index(folder):
         text = (folder / case.file).read_text(encoding="utf-8", errors="replace")
         try:
-            facts: Facts = parse(text)
-        except ParseError as exc:
+            facts: Facts = load_facts(text, case.file)
+        except InputError as exc:
             outcomes.append(Outcome(case, (), (), str(exc), ()))
             continue
         report = run_checks(catalogue, facts)
@@ -107,9 +109,27 @@ def evaluate(folder: Path) -> List[Outcome]:
     return outcomes
 
 
+def per_cause(outcomes: List[Outcome]) -> str:
+    """A Markdown table: per cause (a report's first expected code), its reports, how many were named, and the
+    precision of that code: of all reports given it as an error or warning, the share that expected it."""
+    causes = sorted({out.case.expected[0] for out in outcomes})
+    rows = ["| cause (first expected code) | reports | named | recall | precision |", "|---|---:|---:|---:|---:|"]
+    for cause in causes:
+        mine = [out for out in outcomes if out.case.expected[0] == cause]
+        named = sum(out.hit for out in mine)
+        if cause == HEALTHY:
+            rows.append(f"| {cause} | {len(mine)} | {named} | {named / len(mine):.0%} | n/a |")
+            continue
+        flagged = [out for out in outcomes if cause in out.codes]  # every report where this code was given
+        right = sum(1 for out in flagged if cause in out.case.expected)
+        precision = f"{right / len(flagged):.0%}" if flagged else "n/a"
+        rows.append(f"| {cause} | {len(mine)} | {named} | {named / len(mine):.0%} | {precision} |")
+    return "\n".join(rows)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", type=Path)
+    parser.add_argument("folder", type=Path, nargs="?", default=CORPUS)
     parser.add_argument("--verbose", "-v", action="store_true", help="print the maintainers' cause too")
     args = parser.parse_args(argv)
     outcomes = evaluate(args.folder)
@@ -126,15 +146,19 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(f"     {out.case.url}\n     cause: {out.case.cause}")
         for crash in out.crashed:
             print(f"     CRASH {crash}")
+    print()
+    print(per_cause(outcomes))
     hits = sum(out.hit for out in outcomes)
+    refused = sum(out.error is not None for out in outcomes)
     healthy = sum(out.called_healthy for out in outcomes)
     false_errors = sum(out.false_error for out in outcomes)
     print(
         f"\n{hits}/{len(outcomes)} root causes named ({100 * hits / len(outcomes):.0f}%);"
         f" {healthy} broken environment(s) called healthy;"
-        f" {false_errors} healthy environment(s) given an error"
+        f" {false_errors} healthy environment(s) given an error; {refused} refused;"
+        f" {len({out.case.url.split('/issues/')[0].split('/pull/')[0] for out in outcomes})} projects"
     )
-    return 0 if hits * 10 >= 9 * len(outcomes) and healthy == 0 and false_errors == 0 else 1
+    return 0 if hits * 10 >= 9 * len(outcomes) and healthy == 0 and false_errors == 0 and refused == 0 else 1
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from gpudoctor.checks import (
     gpu_health,
     libs,
     packages,
+    paste,
     platform,
     toolkit,
     torch_install,
@@ -40,5 +41,6 @@ CHECKS: List[Check] = [
     *toolkit.CHECKS,
     *windows.CHECKS,
     *platform.CHECKS,
+    *paste.CHECKS,
     *verify.CHECKS,
 ]

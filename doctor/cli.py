@@ -31,6 +31,7 @@ _USER_ERRORS = (
     ("gpudoctor.render.console", "OutputError"),
     ("gpudoctor.examples", "UnknownExample"),
     ("gpudoctor.mcp_server", "MissingExtra"),
+    ("gpudoctor.github_event", "EventError"),
 )
 
 
@@ -177,12 +178,15 @@ def _finish(facts: Facts, catalogue: Catalogue, fmt: Optional[str] = None, outpu
         facts = _redacted(facts)
     report = run_checks(catalogue, facts)
     text = render(report, chosen, verbose)
+    from gpudoctor.render.diagnosis import lead_for, styled_with
+
+    lead = lead_for(report, chosen)
     styled = None
     if chosen is Format.TERMINAL and output in (None, "-"):
         from gpudoctor.render.terminal import render_rich
 
-        styled = functools.partial(render_rich, report, verbose)
-    deliver(text, output, styled, summary_line(report))
+        styled = functools.partial(styled_with, lead, functools.partial(render_rich, report, verbose))
+    deliver(lead + text, output, styled, summary_line(report))
     levels = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "never": None}
     return report.exit_code(levels[fail_on])
 
@@ -242,6 +246,9 @@ def _example_names(start: str) -> list[str]:
 @click.argument("sources", metavar="FILE|-|DIR|GLOB...", nargs=-1)
 @click.option("--example", metavar="NAME", shell_complete=lambda _c, _p, start: _example_names(start),
               help="Diagnose a recorded machine shipped with gpudoctor (see `gpudoctor examples`).")
+@click.option("--github-event", "event", metavar="PATH",
+              help="Read a GitHub issues/issue_comment event and write the comment to post (quiet when the "
+                   "issue holds no environment information).")
 @_output_options
 @_selection_options
 @click.option("--drain-list", metavar="FILE", help="Fleet view: write NODE<TAB>REASON for each node to drain to FILE.")
@@ -250,9 +257,10 @@ def _example_names(start: str) -> list[str]:
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N",
               help="Fleet view: processes that read and check files [default: the usable CPUs, at most 8].")
 @guarded
-def diagnose(sources: Tuple[str, ...], example: Optional[str], drain_list: Optional[str], expect: Optional[str],
-             jobs: Optional[int], **opts: Any) -> int:
-    """Diagnose a facts file, a gpudoctor report (JSON or markdown) or pasted collect_env output.
+def diagnose(sources: Tuple[str, ...], example: Optional[str], event: Optional[str], drain_list: Optional[str],
+             expect: Optional[str], jobs: Optional[int], **opts: Any) -> int:
+    """Diagnose a facts file, a gpudoctor report, or a pasted issue body (collect_env, nvidia-smi, pip list,
+    env reports, tracebacks, all mixed in Markdown).
 
     Several files, a directory or a quoted glob give the fleet view: nodes grouped by root cause, drift
     from the majority, the fix per group and the nodes to drain. Its exit code is 1 when a node reaches
@@ -261,15 +269,20 @@ def diagnose(sources: Tuple[str, ...], example: Optional[str], drain_list: Optio
     from gpudoctor.fleet.sources import is_fleet
     from gpudoctor.parsers.report import load_facts, read_input
 
-    if bool(sources) == (example is not None):
+    if sum((bool(sources), example is not None, event is not None)) != 1:
         raise UserError(
-            "give either FILE (or - for standard input; several files, a directory or a glob for a fleet) or --example NAME"
+            "give one of FILE (or - for standard input; several files, a directory or a glob for a fleet), "
+            "--example NAME or --github-event PATH"
         )
     catalogue = _prepare(**opts)
     if example is not None:
         from gpudoctor.examples import read_text
 
         return _finish(load_facts(read_text(example), f"example {example}"), catalogue, **opts)
+    if event is not None:
+        from gpudoctor.github_event import answer_event
+
+        return answer_event(event, catalogue, opts.get("output"), opts.get("redact"))
     if drain_list is not None or expect is not None or is_fleet(sources):
         from gpudoctor.fleet.command import run_fleet
 

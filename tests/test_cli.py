@@ -378,7 +378,7 @@ def test_diagnose_empty_stdin(calls: Dict[str, Any]) -> None:
 
 
 def test_diagnose_needs_a_file(calls: Dict[str, Any]) -> None:
-    fail(["diagnose"], "give either FILE (or - for standard input; several files, a directory or a glob for a fleet) or --example NAME")
+    fail(["diagnose"], "give one of FILE (or - for standard input; several files, a directory or a glob for a fleet), --example NAME or --github-event PATH")
 
 
 # checks

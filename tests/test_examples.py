@@ -64,7 +64,7 @@ def test_bad_example_requests_are_one_line() -> None:
     assert unknown.stderr == ("error: no example named 'gtx-9999'; the examples are: rtx5090-cu126, driver-too-old, "
                               "cpu-wheel, broken-torchvision, healthy-h100 (see `gpudoctor examples`)\n")
     both = runner.invoke(main, ["diagnose", "x.json", "--example", "cpu-wheel"])
-    assert (both.exit_code, both.stderr) == (2, "error: give either FILE (or - for standard input; several files, a directory or a glob for a fleet) or --example NAME\n")
+    assert (both.exit_code, both.stderr) == (2, "error: give one of FILE (or - for standard input; several files, a directory or a glob for a fleet), --example NAME or --github-event PATH\n")
 
 
 def test_json_flag_is_format_json() -> None:

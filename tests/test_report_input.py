@@ -181,13 +181,11 @@ def test_newer_facts_inside_a_markdown_report() -> None:
 @pytest.mark.parametrize(
     ("text", "what"),
     [
-        ("Traceback (most recent call last):\n  File \"x.py\"\nRuntimeError: CUDA error\n",
-         "a Python traceback, not an environment report"),
         ("Collecting torch\n  Downloading torch-2.6.0.whl\nSuccessfully installed torch-2.6.0\n",
          "a pip log, not an environment report"),
         ("hello, my GPU does not work\n", "not gpudoctor facts, a gpudoctor report or PyTorch collect_env output"),
     ],
-    ids=["traceback", "pip-log", "prose"],
+    ids=["pip-log", "prose"],
 )
 def test_unknown_text(monkeypatch: pytest.MonkeyPatch, text: str, what: str) -> None:
     monkeypatch.setitem(sys.modules, "gpudoctor.parsers.collect_env", None)

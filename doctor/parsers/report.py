@@ -18,6 +18,7 @@ MAX_BYTES = 10 * 1024 * 1024
 REPORT_TITLE = re.compile(r"^[\s>]*#+\s*gpudoctor report\s*$", re.M)
 _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)*")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+-]*)")
+_JSON_ARRAY = re.compile(r"\[\s*(?:[\[{\"\]\d-]|$)")  # not "[Bug]: ..." or "[pip3] torch"
 
 
 class InputError(ValueError):
@@ -42,7 +43,8 @@ def _decode(data: bytes, name: str) -> str:
     except UnicodeDecodeError:
         text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
     bad = text.count("\ufffd")
-    if bad > max(8, len(text) // 100):
+    ascii_bytes = len(data) - sum(1 for byte in data if byte >= 0x80)
+    if bad > max(8, len(text) // 100) and ascii_bytes * 10 < len(data) * 9:  # mostly ASCII: mixed encodings
         raise InputError(f"{name}: binary data or an unknown encoding, not a report ({bad} undecodable bytes)")
     return text
 
@@ -244,6 +246,27 @@ def _load_collect_env(text: str, name: str) -> Optional[Facts]:
     return _with_source(facts, "collect_env")
 
 
+def _parses(text: str) -> bool:
+    """A text starting with '[' is JSON only when it parses: kernel logs start with '[   21.09]' too."""
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _load_paste(text: str, base: Optional[Facts]) -> Optional[Facts]:
+    """Facts from every recognisable part of an issue body, over the collect_env report found in it."""
+    try:
+        paste = importlib.import_module("gpudoctor.parsers.paste")
+    except ImportError:
+        return None
+    result = paste.read_paste(text, base, "collect_env")
+    if not result.recognised:
+        return None
+    return result.facts
+
+
 def load_facts(text: str, name: str) -> Facts:
     """Facts from any input ``diagnose`` accepts, with ``meta.source`` saying which kind it was."""
     text = text.lstrip("\ufeff")
@@ -252,14 +275,23 @@ def load_facts(text: str, name: str) -> Facts:
         raise InputError(f"{name}: empty")
     if "\x00" in stripped:
         raise InputError(f"{name}: binary data, not a report (it contains NUL bytes)")
-    if stripped.startswith("{") or stripped.startswith("["):
+    if stripped.startswith("{") or (_JSON_ARRAY.match(stripped) and _parses(stripped)):
         return _load_json(text, name)
     if FACTS_MARKER in text or REPORT_TITLE.search(text):
         return _load_markdown(text, name)
     data = _bare_json(text)
     if data is not None:
         return _from_data(data, name)
-    facts = _load_collect_env(text, name)
+    try:
+        facts = _load_collect_env(text, name)
+    except InputError:
+        pasted = _load_paste(text, None)  # collect_env refuses (too large, cut off): read what else is there
+        if pasted is None:
+            raise
+        return pasted
+    pasted = _load_paste(text, facts)
+    if pasted is not None:
+        return pasted
     if facts is not None:
         return facts
     what = _describe_unknown(text)

@@ -1,0 +1,207 @@
+"""Error messages found in a pasted report that no other check explains: each names its cause and fix."""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Iterator, Optional, Tuple
+
+from gpudoctor.checks.paste_causes import CAUSES, REINSTALL
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Fix, Severity
+from gpudoctor.registry import check, skip
+
+
+
+
+def _gpu_cc_known(facts: Facts) -> bool:
+    return any(g.compute_capability for g in facts.gpus) and facts.torch.arch_flags is not None
+
+
+# Messages a dedicated check judges from the facts: this check stays quiet when those facts are present.
+COVERED: Dict[str, Callable[[Facts], bool]] = {
+    "no-driver": lambda f: True,
+    "smi-no-driver": lambda f: True,
+    "error-802": lambda f: True,
+    "error-999": lambda f: True,
+    "nvml-mismatch": lambda f: True,
+    "torch-not-installed": lambda f: True,
+    "no-kernel-image": _gpu_cc_known,
+    "sm-incompatible": _gpu_cc_known,
+    "driver-too-old": lambda f: bool(f.torch.cuda and (f.driver.version or f.driver.cuda_version)),
+    "driver-insufficient": lambda f: bool(f.torch.cuda and (f.driver.version or f.driver.cuda_version)),
+    "error-803": lambda f: f.driver.nvml_error == "version_mismatch",
+    "windows-dll": lambda f: f.platform.system == "Windows" and "WinError" in (f.torch.import_error or ""),
+    "torchvision-nms": lambda f: bool(f.torchvision.version and f.torch.version),
+    "not-compiled-with-cuda": lambda f: bool(f.gpus and f.torch.version and f.torch.cuda_compiled is False),
+    "gpu-fell-off-the-bus": lambda f: any(k == "paste.xid" for k, _ in f.extra),  # paste.xid says it
+    "cuda-unavailable": lambda f: _explained(f),
+}
+
+
+def _explained(facts: Facts) -> bool:
+    """Another message or fact in the paste already says why CUDA is unavailable."""
+    others = [v for k, v in facts.extra if k == "paste.signature" and v != "cuda-unavailable"]
+    return bool(others) or facts.torch.cuda_compiled is False or bool(facts.torch.init_error or facts.torch.import_error)
+
+
+def extras(facts: Facts, key: str) -> Tuple[str, ...]:
+    return tuple(dict.fromkeys(value for name, value in facts.extra if name == key))
+
+
+def quoted(facts: Facts, code: str) -> Optional[str]:
+    """The pasted line a signature was read from: 'line N: text'."""
+    value = next((v for k, v in facts.extra if k == f"paste.line.signature.{code}"), None)
+    if value is None:
+        return None
+    number, _, text = value.partition(": ")
+    return f"line {number}: {text}"
+
+
+@check("paste.errors", "Error messages in the pasted report")
+def errors(facts: Facts) -> Iterator[Finding]:
+    found = extras(facts, "paste.signature")
+    if not found and not _cpu_only(facts) and not extras(facts, "paste.ldd.not_found"):
+        raise skip("no known error message in the input")
+    yield from _cpu_build(facts, found)
+    missing = extras(facts, "paste.ldd.not_found")
+    if missing and not found:
+        yield Finding(
+            code="paste.cuda-lib-missing",
+            severity=Severity.ERROR,
+            summary=f"ldd finds no {', '.join(missing[:4])}: a CUDA library torch links against is missing",
+            detail="\n".join(f"{name} => not found" for name in missing),
+            fix=Fix("Reinstall torch so that its nvidia-* wheels come with it, or add the folder that holds the "
+                    "library to the loader path.", ("pip list | grep -i nvidia", *REINSTALL)),
+            evidence=("extra",),
+        )
+    for code in found:
+        cause = CAUSES.get(code)
+        covered = COVERED.get(code)
+        if cause is None or (covered is not None and covered(facts)):
+            continue
+        if code == "not-compiled-with-cuda" and facts.platform.system == "Darwin":
+            yield Finding(
+                code="paste.macos-no-cuda",
+                severity=Severity.WARNING,
+                summary="the code asks for CUDA on a Mac, which has no CUDA (Torch not compiled with CUDA enabled)",
+                detail=quoted(facts, code) or "",
+                fix=Fix("Use the Mac's GPU through MPS (torch.device(\"mps\")) or the CPU where the code says "
+                        "\"cuda\"; most projects have a --device option.",
+                        ('python -c "import torch; print(torch.backends.mps.is_available())"',)),
+                links=("https://pytorch.org/docs/stable/notes/mps.html",),
+                evidence=("extra", "platform.system"),
+            )
+            continue
+        yield Finding(
+            code=f"paste.{code}",
+            severity=cause.severity,
+            summary=cause.summary,
+            detail=quoted(facts, code) or "",
+            fix=Fix(cause.fix, cause.commands) if cause.commands or cause.fix else None,
+            links=cause.links,
+            evidence=("extra",),
+        )
+
+
+def _cpu_only(facts: Facts) -> bool:
+    """A pasted CPU-only torch that no other check judges (no GPU in the paste, not macOS, not ROCm)."""
+    t = facts.torch
+    tag = (t.version or "").partition("+")[2].lower()
+    if tag and tag != "cpu" and not tag.startswith("cpu."):  # +xpu, +rocm: another accelerator's build
+        return False
+    if facts.meta.source == "collect_env" and tag != "cpu":
+        return False  # collect_env says "CUDA used to build: None" for XPU and MPS builds too
+    return (t.cuda_compiled is False and not t.hip and not facts.gpus and facts.platform.system != "Darwin"
+            and facts.meta.source in ("paste", "collect_env"))
+
+
+def _cpu_build(facts: Facts, found: Tuple[str, ...]) -> Iterator[Finding]:
+    if not _cpu_only(facts) or "not-compiled-with-cuda" in found:
+        return
+    source = "xformers' warning" if "xformers-mismatch" in found else "the paste"
+    label = f"torch {facts.torch.version}" if facts.torch.version else "torch"
+    yield Finding(
+        code="paste.cpu-build",
+        severity=Severity.WARNING,
+        summary=f"{label} is a CPU-only build: it cannot use any GPU",
+        detail=f"Read from {source}. The paste shows no GPU, so whether this machine has one is not known; if it "
+               "has an NVIDIA GPU, this build is why torch does not use it.",
+        fix=Fix("Install a CUDA build of torch from the PyTorch index (with conda, pin a CUDA build, not "
+                "'cpuonly').", ("pip uninstall -y torch", *REINSTALL)),
+        evidence=("torch.cuda_compiled", "torch.version"),
+    )
+
+
+_XID_FATAL = {48: "double-bit ECC error", 63: "row remapping pending", 64: "row remapping failed",
+              74: "NVLink error", 79: "the GPU has fallen off the bus", 92: "high single-bit ECC rate",
+              94: "contained ECC error", 95: "uncontained ECC error", 119: "GSP firmware timeout",
+              120: "GSP firmware error"}
+
+
+@check("paste.xid", "NVIDIA Xid errors in pasted kernel logs")
+def xid(facts: Facts) -> Iterator[Finding]:
+    found = extras(facts, "paste.xid")
+    if not found:
+        raise skip("no Xid lines in the input")
+    codes = sorted({int(item.split(":", 1)[0]) for item in found if item.split(":", 1)[0].isdigit()})
+    fatal = [c for c in codes if c in _XID_FATAL]
+    listing = ", ".join(f"Xid {c}" + (f" ({_XID_FATAL[c]})" if c in _XID_FATAL else "") for c in codes)
+    yield Finding(
+        code="paste.xid",
+        severity=Severity.ERROR if fatal else Severity.WARNING,
+        summary=(f"the kernel log reports a GPU hardware or driver fault: {listing}" if fatal
+                 else f"the kernel log reports Xid errors raised by applications: {listing}"),
+        detail="\n".join(found[:5]),
+        fix=Fix("Xid 79/48/94/95/119/120 point at the GPU, its power or its firmware: reset or reseat the GPU, "
+                "update the driver, and if it recurs have the hardware checked. Other Xids are usually "
+                "application faults (bad memory access).", ("nvidia-smi -q -d ECC,PAGE_RETIREMENT", "sudo dmesg | grep -i xid")),
+        links=("https://docs.nvidia.com/deploy/xid-errors/",),
+        evidence=("extra",),
+    )
+
+
+_KEY_CONFLICTS = ("torch.version", "torch.cuda", "torch.cuda_compiled", "driver.version", "packages.torch",
+                  "packages.pytorch")
+
+
+@check("paste.environments", "One environment in the pasted report")
+def environments(facts: Facts) -> Iterator[Finding]:
+    conflicts = extras(facts, "paste.conflict")
+    if not conflicts and not extras(facts, "paste.framework_cpu"):
+        raise skip("the input holds one environment and no framework setting that forces the CPU")
+    key = [c for c in conflicts if c.split(":", 1)[0] in _KEY_CONFLICTS]
+    judged_cpu = "+cpu" in (facts.torch.version or "")  # then the install checks judge it already
+    cpu = None if judged_cpu else next((c for c in key if c.startswith("torch.version:") and "+cpu" in c), None)
+    if cpu is not None:
+        other = next(part.strip() for part in cpu.split(":", 1)[1].split(" vs ") if "+cpu" in part)
+        yield Finding(
+            code="paste.cpu-build",
+            severity=Severity.WARNING,
+            summary=f"one of the pasted environments has a CPU-only torch: {other}",
+            detail=cpu,
+            fix=Fix("Install a CUDA build of torch in that environment from the PyTorch index.",
+                    ("pip uninstall -y torch", *REINSTALL)),
+            evidence=("extra",),
+        )
+    if key:
+        yield Finding(
+            code="paste.two-environments",
+            severity=Severity.WARNING,
+            summary=f"the paste describes two environments that disagree ({key[0]}); the checks judged the first",
+            detail="\n".join(conflicts),
+            fix=Fix("Diagnose each environment on its own (host and container, or the working and the broken "
+                    "one): run `gpudoctor facts` in each and compare.", ("gpudoctor facts -o facts.json",)),
+            evidence=("extra",),
+        )
+    for setting in extras(facts, "paste.framework_cpu"):
+        yield Finding(
+            code="paste.framework-forces-cpu",
+            severity=Severity.INFO,
+            summary=f"a framework setting forces the CPU: {setting}",
+            detail="The CUDA environment is not what keeps the GPU idle: the framework was told to use the CPU.",
+            fix=Fix("Set use_cpu to false (run `accelerate config` again) or pass the device explicitly.",
+                    ("accelerate config",)),
+            evidence=("extra",),
+        )
+
+
+CHECKS = [errors, xid, environments]

@@ -1,0 +1,157 @@
+"""What each error message recognised in a paste means: its cause, how bad it is, and the fix."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Tuple
+
+from gpudoctor.model import Severity
+
+CUDA_INDEX = "https://download.pytorch.org/whl/cu128"
+REINSTALL = (f"pip install --force-reinstall torch torchvision --index-url {CUDA_INDEX}",)
+
+
+@dataclass(frozen=True)
+class Cause:
+    """What a recognised message means, how bad it is, and what to do."""
+
+    severity: Severity
+    summary: str
+    fix: str
+    commands: Tuple[str, ...] = ()
+    links: Tuple[str, ...] = ()
+
+
+E, W, NOTE = Severity.ERROR, Severity.WARNING, Severity.INFO
+CAUSES: Dict[str, Cause] = {
+    "no-kernel-image": Cause(E, "the torch build has no kernels for this GPU's architecture (no kernel image)",
+                             "Install a torch build whose arch list includes the GPU (Blackwell sm_120 needs a "
+                             "CUDA 12.8+ build of torch 2.7 or newer; Kepler/Maxwell need an older torch).",
+                             ('python -c "import torch; print(torch.__version__, torch.cuda.get_arch_list(), '
+                              'torch.cuda.get_device_capability())"', *REINSTALL)),
+    "sm-incompatible": Cause(E, "the GPU's architecture is not in the torch build's list of supported architectures",
+                             "Install a torch build that supports the GPU (Blackwell sm_120 needs a CUDA 12.8+ build "
+                             "of torch 2.7 or newer).", REINSTALL),
+    "driver-insufficient": Cause(E, "the NVIDIA driver is older than the CUDA runtime torch was built with",
+                                 "Update the NVIDIA driver, or install a torch built for an older CUDA that the "
+                                 "driver supports (nvidia-smi's 'CUDA Version' is the newest it supports).",
+                                 ("nvidia-smi", "pip install torch --index-url https://download.pytorch.org/whl/cu118")),
+    "driver-too-old": Cause(E, "the NVIDIA driver is too old for this torch build's CUDA",
+                            "Update the NVIDIA driver, or install a torch built for an older CUDA.",
+                            ("nvidia-smi", "pip install torch --index-url https://download.pytorch.org/whl/cu118")),
+    "not-compiled-with-cuda": Cause(E, "torch is a CPU-only build (Torch not compiled with CUDA enabled)",
+                                    "Replace it with a CUDA build from the PyTorch index (on macOS there is no CUDA: "
+                                    "use the 'mps' device instead).", ("pip uninstall -y torch", *REINSTALL)),
+    "no-device": Cause(E, "CUDA sees no GPU in this process",
+                       "Check that CUDA_VISIBLE_DEVICES is unset or names a real GPU, and that nvidia-smi lists the GPU "
+                       "(inside a container: start it with --gpus all).", ("nvidia-smi -L", "echo $CUDA_VISIBLE_DEVICES")),
+    "error-803": Cause(E, "CUDA error 803: the driver's user-space libraries and its kernel module do not match",
+                       "Reboot after a driver update; in a container, remove the CUDA compat libraries from the "
+                       "library path so the host driver's libcuda is used.", ("cat /proc/driver/nvidia/version", "nvidia-smi")),
+    "error-804": Cause(E, "CUDA error 804: forward-compatibility libraries are used on a GPU that does not support them",
+                       "Do not put /usr/local/cuda/compat on the library path on GeForce/RTX cards (data-centre GPUs "
+                       "only); use an image whose CUDA the host driver supports, or update the host driver.",
+                       ("echo $LD_LIBRARY_PATH", "nvidia-smi"),
+                       ("https://docs.nvidia.com/deploy/cuda-compatibility/",)),
+    "nvml-unknown-error": Cause(E, "Failed to initialize NVML: Unknown Error: the container lost its GPU devices",
+                                "systemd reloaded the container's device cgroup rules; restart the container, and for "
+                                "good set the cgroup driver to cgroupfs in /etc/docker/daemon.json or pass the "
+                                "/dev/nvidia* devices explicitly.",
+                                ("docker restart CONTAINER",),
+                                ("https://github.com/NVIDIA/nvidia-container-toolkit/issues/48",)),
+    "docker-no-gpu-driver": Cause(E, "Docker has no GPU runtime (could not select device driver with capabilities [[gpu]])",
+                                  "Install the NVIDIA Container Toolkit and register it with Docker, then restart Docker.",
+                                  ("sudo apt-get install -y nvidia-container-toolkit",
+                                   "sudo nvidia-ctk runtime configure --runtime=docker",
+                                   "sudo systemctl restart docker"),
+                                  ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html",)),
+    "container-toolkit-no-driver": Cause(E, "the NVIDIA Container Toolkit cannot load the host's driver "
+                                            "(nvidia-container-cli: libnvidia-ml.so.1 not found)",
+                                         "Install the NVIDIA driver on the host (nvidia-smi must work there first); on "
+                                         "Docker Desktop/WSL use the Windows driver; then restart Docker.",
+                                         ("nvidia-smi", "nvidia-container-cli info", "sudo systemctl restart docker"),
+                                         ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/"
+                                          "troubleshooting.html",)),
+    "invalid-device-ordinal": Cause(W, "the code asks for a GPU index this process cannot see (invalid device ordinal)",
+                                    "Use an index below torch.cuda.device_count(); CUDA_VISIBLE_DEVICES renumbers the "
+                                    "visible GPUs from 0.",
+                                    ('python -c "import torch; print(torch.cuda.device_count())"', "echo $CUDA_VISIBLE_DEVICES")),
+    "torchvision-nms": Cause(E, "torchvision was built for a different torch (operator torchvision::nms does not exist)",
+                             "Install the torchvision release that pairs with the installed torch, from the same index.",
+                             REINSTALL),
+    "shadowed-cuda-libs": Cause(E, "a CUDA library on LD_LIBRARY_PATH shadows the one in torch's own nvidia-* wheels "
+                                   "(undefined symbol)",
+                                "Remove the system CUDA folders from LD_LIBRARY_PATH for Python (torch's pip wheels "
+                                "bring their own CUDA libraries).", ("echo $LD_LIBRARY_PATH", "unset LD_LIBRARY_PATH"),
+                                ("https://github.com/pytorch/pytorch/issues/119989",)),
+    "cudnn-missing": Cause(E, "torch cannot load its cuDNN library (libcudnn: cannot open shared object file)",
+                           "Reinstall torch so that its nvidia-cudnn wheel is installed and matches; do not mix a "
+                           "conda/system cuDNN with pip wheels.", ("pip list | grep -i nvidia", *REINSTALL)),
+    "cuda-lib-missing": Cause(E, "a CUDA library torch needs cannot be found (cannot open shared object file)",
+                              "Reinstall torch with its nvidia-* wheels, or add the folder holding the library to "
+                              "the loader path.", ("pip list | grep -i nvidia", *REINSTALL)),
+    "libcuda-missing": Cause(E, "the driver library libcuda.so is not on the loader's path",
+                             "On WSL2 the driver comes from Windows and lives in /usr/lib/wsl/lib (do not install a "
+                             "Linux driver inside WSL); in a container start it with --gpus all; otherwise install "
+                             "the NVIDIA driver.", ("ls /usr/lib/wsl/lib", "ldconfig -p | grep libcuda")),
+    "windows-dll": Cause(E, "a DLL that torch loads failed to load on Windows",
+                         "Install the latest Microsoft Visual C++ Redistributable (x64), then reinstall torch in a "
+                         "python.org or conda Python (not the Microsoft Store one).",
+                         ("winget install Microsoft.VCRedist.2015+.x64", *REINSTALL)),
+    "device-busy": Cause(W, "the GPU is busy or unavailable (exclusive compute mode, or held by another process)",
+                         "Set the compute mode to Default or stop the process holding the GPU.",
+                         ("nvidia-smi -q -d COMPUTE", "sudo nvidia-smi -c DEFAULT")),
+    "gpu-fell-off-the-bus": Cause(E, "the GPU stopped responding to the driver (fell off the bus / failed to initialise)",
+                                  "A hardware-level fault: check power connectors and the PSU, temperatures and the "
+                                  "PCIe seating, update the system BIOS and the driver; undo PCIe or clock tweaks.",
+                                  ("nvidia-smi -q -d PERFORMANCE,TEMPERATURE", "sudo dmesg | grep -i nvrm"),
+                                  ("https://docs.nvidia.com/deploy/xid-errors/",)),
+    "flash-attn-needs-ampere": Cause(E, "flash-attn refuses this GPU: its kernels need Ampere (sm_80) or newer "
+                                        "(the torch install itself is fine)",
+                                     "Turn flash attention off for this GPU (transformers: attn_implementation=\"sdpa\"; "
+                                     "vLLM picks another backend on pre-Ampere GPUs, or set VLLM_ATTENTION_BACKEND=XFORMERS), "
+                                     "or run on an Ampere or newer GPU.",
+                                     ('python -c "import torch; print(torch.cuda.get_device_capability())"',),
+                                     ("https://github.com/Dao-AILab/flash-attention#installation-and-features",)),
+    "flash-attn-abi": Cause(E, "flash-attn was built against a different torch than the installed one (undefined symbol)",
+                            "Reinstall flash-attn for this exact torch (a wheel matching torch, CUDA and the C++ ABI, "
+                            "or a build from source).",
+                            ("pip uninstall -y flash-attn", "pip install flash-attn --no-build-isolation")),
+    "xformers-mismatch": Cause(W, "xformers was built for a different torch/CUDA than the installed one; its "
+                                  "GPU kernels are disabled",
+                               "Install the xformers release built for the installed torch from the same index, or "
+                               "uninstall xformers (torch's own attention is used then).",
+                               ("pip uninstall -y xformers", "pip install xformers --index-url "
+                                "https://download.pytorch.org/whl/cu121")),
+    "bitsandbytes-without-gpu": Cause(W, "bitsandbytes runs without its GPU kernels (compiled without GPU support, or no "
+                                         "CUDA runtime found)",
+                                      "Install a bitsandbytes release that supports this torch's CUDA and this platform "
+                                      "(0.43+ ships CUDA builds for Linux and Windows); torch itself may be fine.",
+                                      ("python -m bitsandbytes", "pip install -U bitsandbytes")),
+    "cuda-home-unset": Cause(W, "a CUDA extension is being compiled and no CUDA toolkit is found (CUDA_HOME is not set)",
+                             "Install the CUDA toolkit matching torch.version.cuda (or a prebuilt wheel of the "
+                             "extension) and set CUDA_HOME to it; running torch itself does not need it.",
+                             ('python -c "import torch; print(torch.version.cuda)"', "export CUDA_HOME=/usr/local/cuda")),
+    "cuda-unavailable": Cause(W, "torch cannot use a GPU in this environment, and the paste does not show why",
+                              "A framework reported that CUDA is unavailable; the cause lies below it (a CPU-only "
+                              "torch, no driver, no GPU visible). Run the commands below and paste their output.",
+                              ('python -c "import torch; print(torch.__version__, torch.version.cuda, '
+                               'torch.cuda.is_available())"', "nvidia-smi")),
+    "torch-version-not-found": Cause(W, "pip cannot find the requested torch build for this Python and package index",
+                                     "'+cuXXX' builds are only on download.pytorch.org (use --index-url "
+                                     "https://download.pytorch.org/whl/cuXXX), each torch release supports a range of "
+                                     "Python versions, and old pins may have been removed: pick a torch release that "
+                                     "exists for this Python.",
+                                     ("python --version", "pip index versions torch --index-url "
+                                      "https://download.pytorch.org/whl/cu121")),
+    "out-of-memory": Cause(NOTE, "the CUDA environment works: the GPU ran out of memory",
+                           "Not an installation problem: reduce the batch size, sequence length or model size, use "
+                           "mixed precision, or free memory held by other processes (nvidia-smi lists them).",
+                           ("nvidia-smi",)),
+    "device-side-assert": Cause(NOTE, "the CUDA environment works: a kernel assertion failed in the code",
+                                "Not an installation problem: run with CUDA_LAUNCH_BLOCKING=1 to find the failing "
+                                "operation (usually an index or label out of range).", ("CUDA_LAUNCH_BLOCKING=1 python train.py",)),
+    "tensors-on-different-devices": Cause(NOTE, "the CUDA environment works: the code mixes CPU and GPU tensors",
+                                          "Not an installation problem: move the model and every input to the same "
+                                          "device.", ()),
+}

@@ -1,0 +1,218 @@
+"""Reads a whole pasted issue body: segments, a parser per format, and one merged Facts with provenance.
+
+``read_paste`` never refuses text that holds anything recognisable; ``Paste.recognised`` is False
+only when no parser found anything, and the caller then says what to paste.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import Iterator, List, Optional, Tuple
+
+from gpudoctor.facts import Facts, Meta
+from gpudoctor.parsers.collect_env_infer import infer
+from gpudoctor.parsers.collect_env_text import FIELDS
+from gpudoctor.parsers.collect_env_warnings import scan
+from gpudoctor.parsers.paste import keyvalue, packages, signatures, tools
+from gpudoctor.parsers.paste.merge import Conflict, merge
+from gpudoctor.parsers.paste.observe import QUOTE_CHARS, Observation, Parser, observe, printable, run_all
+from gpudoctor.parsers.paste.segments import MAX_LINE, Body, Segment, split
+from gpudoctor.parsers.paste.signatures import Sig
+
+_COLLECT_ENV_LABEL = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?:" + "|".join(re.escape(label) for _, labels in FIELDS for label in labels) + r")\s*:", re.I
+)
+PARSERS: Tuple[Parser, ...] = (
+    signatures.signatures,
+    signatures.tracebacks,
+    signatures.xformers_versions,
+    tools.nvidia_smi,
+    tools.nvcc,
+    tools.ldd,
+    tools.ld_library_path,
+    tools.dmesg_xid,
+    tools.arch_list,
+    tools.platform_hints,
+    packages.package_lists,
+    keyvalue.key_values,
+    keyvalue.one_liners,
+)
+
+
+@dataclass(frozen=True)
+class Paste:
+    """What a paste said: the facts, where each value came from, and what disagreed."""
+
+    facts: Facts
+    body: Body
+    observations: Tuple[Observation, ...]
+    conflicts: Tuple[Conflict, ...]
+
+    @property
+    def recognised(self) -> bool:
+        return bool(self.observations)
+
+    @property
+    def formats(self) -> Tuple[str, ...]:
+        return tuple(dict.fromkeys(obs.fmt for obs in self.observations))
+
+    def signatures(self) -> Tuple[Sig, ...]:
+        return tuple(dict.fromkeys(obs.value for obs in self.observations if obs.path == "signature"))
+
+
+def _warning_signals(segment: Segment) -> Iterator[Observation]:
+    """The architecture and compute-capability facts torch's own warnings carry (collect_env's classifier)."""
+    text = segment.text()
+    if "capability" not in text:
+        return
+    sig = scan(text)
+    anchor = next((line for line in segment.lines if "capability" in line.text), segment.lines[0])
+    if sig.arch_flags:
+        yield observe("torch.arch_flags", tuple(sig.arch_flags), segment, anchor, "torch warning")
+    for name, cc in sig.name_ccs.items():
+        yield observe("gpus", (None, name), segment, anchor, "torch warning")
+        yield observe("gpus.cc", (name, cc), segment, anchor, "torch warning")
+    for warning in sig.warnings:
+        yield observe("torch.warnings", warning, segment, anchor, "torch warning")
+
+
+def _derive(facts: Facts, found: Tuple[Sig, ...]) -> Facts:
+    """What the observed values imply: an installed torch, a CPU build, the platform of a DLL error."""
+    torch, platform = facts.torch, facts.platform
+    if torch.version and torch.installed is None:
+        torch = dataclasses.replace(torch, installed=True)
+    if torch.version and "+cpu" in torch.version and torch.cuda_compiled is None:
+        torch = dataclasses.replace(torch, cuda_compiled=False)
+    if Sig.NOT_COMPILED in found and torch.cuda_compiled is None and torch.cuda is None:
+        torch = dataclasses.replace(torch, cuda_compiled=False)
+    if Sig.CUDA_UNAVAILABLE in found and torch.is_available is None:
+        torch = dataclasses.replace(torch, is_available=False)
+    if Sig.NO_TORCH in found and not torch.version and torch.installed is None:
+        torch = dataclasses.replace(torch, installed=False)
+    if Sig.WIN_DLL in found:
+        if platform.system is None:
+            platform = dataclasses.replace(platform, system="Windows")
+        if torch.installed is None and "torch" in (torch.import_error or ""):
+            torch = dataclasses.replace(torch, installed=True)
+    return dataclasses.replace(facts, torch=torch, platform=platform)
+
+
+def _with_ccs(facts: Facts, observations: List[Observation]) -> Facts:
+    ccs = {obs.value[0].lower(): obs.value[1] for obs in observations if obs.path == "gpus.cc"}
+    if not ccs or not facts.gpus:
+        return facts
+    gpus = []
+    for gpu in facts.gpus:
+        name = (gpu.name or "").lower()
+        cc = next((v for k, v in ccs.items() if k and (k in name or name in k)), None)
+        gpus.append(dataclasses.replace(gpu, compute_capability=cc) if cc and gpu.compute_capability is None else gpu)
+    return dataclasses.replace(facts, gpus=tuple(gpus))
+
+
+def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -> Paste:
+    """The facts in ``text``; ``base`` (collect_env or a gpudoctor report found in it) takes precedence."""
+    body = split(text)
+    observations = list(run_all(PARSERS + (_warning_signals,), body.segments))
+    observations.sort(key=lambda o: o.line)  # "first" means first in the paste, whichever parser read it
+    if base is not None:  # collect_env's own fields are its parser's to read
+        observations = [o for o in observations if not (o.fmt == "env report" and _COLLECT_ENV_LABEL.match(o.quote))]
+    start = base if base is not None else Facts(meta=Meta(gpudoctor_version=_version(), source="paste"))
+    merged = merge(start, [o for o in observations if o.path != "gpus.cc"], base_format)
+    found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))
+    facts = _with_ccs(_derive(merged.facts, found), observations)
+    facts, notes = infer(facts, conda_torch=False)
+    if base is not None:
+        notes += list(_base_lines(body, base)) + list(_later_reports(text, base))
+    if body.cut_lines:
+        notes.append(("paste.unread", f"{body.cut_lines} line(s) longer than {MAX_LINE} characters were cut"))
+    extra = facts.extra + tuple(notes)
+    facts = dataclasses.replace(facts, extra=_dedupe(extra), meta=dataclasses.replace(facts.meta, source=start.meta.source))
+    return Paste(facts, body, tuple(observations), merged.conflicts)
+
+
+_BASE_LABELS = (
+    ("torch.version", re.compile(r"^\s*(?:[-*]\s+)?PyTorch version\s*:", re.I)),
+    ("torch.cuda", re.compile(r"^\s*(?:[-*]\s+)?CUDA used to build PyTorch\s*:", re.I)),
+    ("torch.is_available", re.compile(r"^\s*(?:[-*]\s+)?Is CUDA available\s*:", re.I)),
+    ("driver.version", re.compile(r"^\s*(?:[-*]\s+)?Nvidia driver version\s*:", re.I)),
+    ("gpus.0", re.compile(r"^\s*(?:[-*]\s+)?(?:GPU models and configuration\s*:\s*\S|GPU 0\s*:)", re.I)),
+)
+
+
+def _base_lines(body: Body, base: Facts) -> Tuple[Tuple[str, str], ...]:
+    """Line numbers for the values a collect_env report gave, found by their labels and message texts."""
+    wanted = [(path, rx) for path, rx in _BASE_LABELS]
+    messages = [(path, text[:60]) for path, text in (("torch.init_error", base.torch.init_error),
+                                                   ("torch.import_error", base.torch.import_error)) if text]
+    messages += [("torch.warnings", w[:60]) for w in base.torch.warnings[:1]]
+    found = {}
+    for segment in body.segments:
+        for line in segment.lines:
+            for path, rx in wanted:
+                if path not in found and rx.match(line.text):
+                    found[path] = f"{line.number}: {printable(line.text.strip()[:QUOTE_CHARS])}"
+            for path, head in messages:
+                if path not in found and head[:30] in line.text:
+                    found[path] = f"{line.number}: {printable(line.text.strip()[:QUOTE_CHARS])}"
+    return tuple((f"paste.line.{path}", value) for path, value in found.items())
+
+
+MAX_NOTES = 400  # paste.* notes kept in the facts; a huge paste must not make a huge facts file
+
+
+_REPORT_START = re.compile(r"^\s*(?:[>*-]\s*)*(?:Collecting environment information|PyTorch version\s*:)", re.I | re.M)
+_COMPARED = (
+    ("torch.version", lambda f: f.torch.version),
+    ("torch.cuda", lambda f: f.torch.cuda),
+    ("torch.is_available", lambda f: f.torch.is_available),
+    ("driver.version", lambda f: f.driver.version),
+    ("gpus", lambda f: ", ".join(g.name or "" for g in f.gpus) or None),
+)
+
+
+def _later_reports(text: str, base: Facts) -> Tuple[Tuple[str, str], ...]:
+    """When a paste holds several collect_env reports (host and container, before and after), the values the
+    later ones disagree on, as conflicts: the first report is the one judged."""
+    if not any(key == "collect_env.more_reports" for key, _ in base.extra):
+        return ()
+    from gpudoctor.parsers import collect_env
+
+    starts = [m.start() for m in _REPORT_START.finditer(text)]
+    firsts = [i for n, i in enumerate(starts) if n == 0 or text[starts[n - 1]:i].count("\n") > 3]
+    out: List[Tuple[str, str]] = []
+    for start in firsts[1:4]:
+        try:
+            other = collect_env.parse(text[start:])
+        except collect_env.ParseError:
+            continue
+        line = text.count("\n", 0, start) + 1
+        for path, value in _COMPARED:
+            mine, theirs = value(base), value(other)
+            if mine is not None and theirs is not None and mine != theirs:
+                out.append(("paste.conflict", f"{path}: {mine} (the first report) vs {theirs} (the report at line {line})"))
+    return tuple(out)
+
+
+def _dedupe(extra: Tuple[Tuple[str, str], ...]) -> Tuple[Tuple[str, str], ...]:
+    seen = set()
+    out = []
+    notes = 0
+    for key, value in extra:
+        mark = key if key.startswith("paste.line.") else (key, value)
+        if mark in seen:
+            continue
+        if key.startswith("paste."):
+            notes += 1
+            if notes > MAX_NOTES:
+                continue
+        seen.add(mark)
+        out.append((key, value))
+    return tuple(out)
+
+
+def _version() -> str:
+    from gpudoctor import __version__
+
+    return __version__

@@ -1,0 +1,198 @@
+"""Parsers for `key: value` reports (transformers/accelerate/diffusers/llamafactory env, ComfyUI, vLLM sections,
+Ultralytics checks) and for `python -c "import torch; print(...)"` one-liners with their output."""
+
+from __future__ import annotations
+
+import re
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from gpudoctor.parsers.paste.observe import Observation, observe
+from gpudoctor.parsers.paste.segments import Line, Segment
+
+_KV = re.compile(r"^\s*(?:[-*+\u2022]\s+)?(?:\*\*)?`?([A-Za-z][\w .,()?/`'-]{1,60}?)`?(?:\*\*)?\s*[:\uff1a]\s*(?:\*\*)?\s*(\S.*?)\s*$")
+_TORCH_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)")
+_BOOL = {"true": True, "yes": True, "false": False, "no": False}
+_YOLO = re.compile(r"Python-[\d.]+\s+torch-(\d[\w.+]*)(?:\s+(?:CUDA:(\d+)\s+\(([^,()]+),\s*(\d+)MiB\)|CPU|MPS))?")
+_COMFY_DEVICE = re.compile(r"^\s*Device:\s*cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
+_GPU_KEY = re.compile(r"^gpu ?\d+(?:,\d+)*$")  # SGLang's "GPU 0,1: NVIDIA H100"
+_COMFY_NAME = re.compile(r"^cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
+_UUID = re.compile(r"\s*\(UUID:[^)]*\)")
+_SPACES = re.compile(r"\s+")
+_PRINT = re.compile(r"print\((.*)\)")
+_EXPRS: Tuple[Tuple[str, str], ...] = (
+    ("torch.__version__", "torch.version"),
+    ("torch.version.cuda", "torch.cuda"),
+    ("torch.cuda.is_available()", "torch.is_available"),
+    ("torch.cuda.device_count()", "torch.device_count"),
+    ("torch.backends.cudnn.version()", "torch.cudnn_version"),
+    ("torch.cuda.get_device_name(", "gpus.torch_name"),
+)
+
+# normalised key -> fact path
+_KEYS: Dict[str, str] = {
+    "pytorch version (gpu?)": "torch.version+available",
+    "pytorch version (gpu)": "torch.version+available",
+    "pytorch version": "torch.version",
+    "torch version": "torch.version",
+    "pytorch": "torch.version",
+    "torch": "torch.version",
+    "torch.__version__": "torch.version",
+    "python version": "platform.python_version",
+    "python": "platform.python_version",
+    "platform": "platform.string",
+    "operating system": "platform.string",
+    "gpu type": "gpus.name",
+    "gpu model": "gpus.name",
+    "gpu models": "gpus.name",
+    "gpu name": "gpus.name",
+    "is cuda available": "torch.is_available",
+    "cuda available": "torch.is_available",
+    "torch.cuda.is_available()": "torch.is_available",
+    "cuda is available": "torch.is_available",
+    "pytorch cuda version": "torch.cuda",
+    "torch cuda version": "torch.cuda",
+    "torch.version.cuda": "torch.cuda",
+    "cuda used to build pytorch": "torch.cuda",
+    "nvidia driver version": "driver.version",
+    "driver version": "driver.version",
+    "nvidia driver": "driver.version",
+    "cuda driver version": "driver.cuda_version",
+    "cuda toolkit version": "toolkit.nvcc_version",
+    "os": "platform.os",
+    "name": "gpus.comfy",
+    "use_cpu": "framework.cpu",
+    "use cpu": "framework.cpu",
+    "nvcc version": "toolkit.nvcc_version",
+}
+
+
+def _key(raw: str) -> str:
+    return _SPACES.sub(" ", raw.replace("`", "").replace("*", "")).strip().lower()
+
+
+def _platform(value: str, segment: Segment, line: Line) -> Iterator[Observation]:
+    low = value.lower()
+    system = "Linux" if "linux" in low else "Windows" if "windows" in low else "Darwin" if "macos" in low or "darwin" in low else None
+    if system:
+        yield observe("platform.system", system, segment, line, "env report")
+    if "microsoft-standard" in low or "wsl2" in low:
+        yield observe("platform.wsl", 2, segment, line, "env report")
+    elif re.search(r"-microsoft(?:-|$)", low):  # WSL 1 kernels end in "-Microsoft"
+        yield observe("platform.wsl", 1, segment, line, "env report")
+
+
+def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Observation]:
+    low = value.lower().strip("` ")
+    if low in ("", "n/a", "na", "none", "not installed", "could not collect", "unknown", "not found"):
+        return
+    if path.startswith("torch.version"):
+        m = _TORCH_VERSION.match(low)
+        if m:
+            yield observe("torch.version", m.group(1), segment, line, "env report")
+        if path.endswith("+available") or low.endswith(")"):
+            m = re.search(r"\((true|false|gpu|cpu)\)", low)
+            if m:
+                yield observe("torch.is_available", m.group(1) in ("true", "gpu"), segment, line, "env report")
+    elif path == "torch.is_available":
+        if low.split()[0] in _BOOL:
+            yield observe(path, _BOOL[low.split()[0]], segment, line, "env report")
+    elif path == "framework.cpu":
+        if low.split()[0] == "true":
+            yield observe("framework_cpu", f"{value.strip()} (accelerate config use_cpu)", segment, line, "env report")
+    elif path == "platform.os":
+        system = {"nt": "Windows", "windows": "Windows", "darwin": "Darwin", "linux": "Linux"}.get(low.split()[0])
+        if system:
+            yield observe("platform.system", system, segment, line, "env report")
+    elif path == "gpus.comfy":
+        m = _COMFY_NAME.match(value)
+        if m:
+            yield observe("gpus", (int(m.group(1)), m.group(2)), segment, line, "ComfyUI system information")
+            yield observe("torch.is_available", True, segment, line, "ComfyUI system information")
+    elif path == "platform.string":
+        yield from _platform(value, segment, line)
+    elif path == "platform.python_version":
+        m = re.match(r"(\d\.\d+(?:\.\d+)?)", low)
+        if m:
+            yield observe(path, m.group(1), segment, line, "env report")
+    elif path == "gpus.name":
+        if re.search(r"nvidia|geforce|rtx|gtx|tesla|quadro|\b[ahlvtkp]\d{2,3}\b", low):
+            name = _UUID.sub("", value).strip("` ")
+            yield observe("gpus", (None, name), segment, line, "env report")
+    else:
+        m = re.match(r"(\d+(?:\.\d+)+)", low)
+        if m:
+            version = m.group(1)
+            if path == "driver.cuda_version" and (version.count(".") >= 2 or int(version.split(".")[0]) >= 100):
+                path = "driver.version"  # SGLang's "CUDA Driver Version: 550.54.15" is the driver's own version
+            yield observe(path, version, segment, line, "env report")
+
+
+def key_values(segment: Segment) -> Iterator[Observation]:
+    for line in segment.lines:
+        text = line.text
+        if ":" in text or "\uff1a" in text:
+            m = _KV.match(text)
+            if m:
+                key = _key(m.group(1))
+                path = _KEYS.get(key) or ("gpus.name" if _GPU_KEY.match(key) else None)
+                if path:
+                    yield from _value(path, m.group(2), segment, line)
+                    continue
+            m = _COMFY_DEVICE.match(text)
+            if m:
+                yield observe("gpus", (int(m.group(1)), m.group(2)), segment, line, "ComfyUI log")
+                yield observe("torch.is_available", True, segment, line, "ComfyUI log")
+        if "torch-" in text:
+            m = _YOLO.search(text)
+            if m:
+                yield observe("torch.version", m.group(1), segment, line, "yolo checks")
+                if m.group(3):
+                    yield observe("gpus", (None, m.group(3).strip()), segment, line, "yolo checks")
+                    yield observe("torch.is_available", True, segment, line, "yolo checks")
+
+
+def _exprs(command: str) -> List[Optional[str]]:
+    """The fact paths printed by a `print(...)` (or a `>>>` expression), in order; None for others."""
+    m = _PRINT.search(command)
+    body = m.group(1) if m else command.split(">>>", 1)[-1]
+    parts = [part.strip() for part in re.split(r",(?![^(]*\))", body) if part.strip()]
+    out: List[Optional[str]] = []
+    for part in parts:
+        out.append(next((path for expr, path in _EXPRS if part.replace(" ", "").startswith(expr)), None))
+    return out
+
+
+def _typed(path: str, word: str) -> Optional[object]:
+    word = word.strip("'\"")  # the REPL prints strings quoted: '2.3.0+cu121'
+    if path == "torch.is_available":
+        return _BOOL.get(word.lower())
+    if path in ("torch.device_count", "torch.cudnn_version"):
+        return int(word) if word.isdigit() else None
+    if path in ("torch.version", "torch.cuda"):
+        return word if re.match(r"^\d+\.\d+", word) else None
+    return None
+
+
+def one_liners(segment: Segment) -> Iterator[Observation]:
+    """`python -c "...print(torch.x, torch.y)"` and `>>> torch.x` lines, read against the output line after them."""
+    lines = segment.lines
+    for i, line in enumerate(lines):
+        text = line.text
+        if "torch" not in text or not ("print(" in text or text.lstrip().startswith(">>>")):
+            continue
+        paths = _exprs(text)
+        if not any(paths) or i + 1 >= len(lines):
+            continue
+        out = lines[i + 1]
+        if out.text.lstrip().startswith((">>>", "$", "python", "Traceback")):
+            continue
+        words = out.text.split()
+        if len(paths) == 1 and paths[0] == "gpus.torch_name":
+            yield observe("gpus", (None, out.text.strip()), segment, out, "python -c")
+            continue
+        if len(words) != len(paths):
+            continue
+        for path, word in zip(paths, words):
+            value = _typed(path, word) if path else None
+            if path and value is not None:
+                yield observe(path, value, segment, out, "python -c")

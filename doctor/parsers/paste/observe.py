@@ -1,0 +1,46 @@
+"""An observation: one value a parser read from a paste, with the segment and line it came from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, List
+
+from gpudoctor.parsers.paste.segments import Line, Segment
+
+QUOTE_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Observation:
+    """``path`` is a fact path ("driver.version", "gpus.name", "packages"); ``fmt`` the format that said it."""
+
+    path: str
+    value: Any
+    segment: int
+    line: int
+    quote: str
+    fmt: str
+
+    @property
+    def where(self) -> str:
+        return f"line {self.line}"
+
+
+def printable(text: str) -> str:
+    """``text`` without control characters, which a quote must not carry to a terminal."""
+    return text if text.isprintable() else "".join(ch if ch.isprintable() else " " for ch in text)
+
+
+def observe(path: str, value: Any, segment: Segment, line: Line, fmt: str) -> Observation:
+    return Observation(path, value, segment.index, line.number, printable(line.text.strip()[:QUOTE_CHARS]), fmt)
+
+
+Parser = Callable[[Segment], Iterable[Observation]]
+
+
+def run_all(parsers: Iterable[Parser], segments: Iterable[Segment]) -> Iterator[Observation]:
+    """Every parser over every segment: formats are recognised line by line, not by the fence's tag."""
+    chosen: List[Parser] = list(parsers)
+    for segment in segments:
+        for parser in chosen:
+            yield from parser(segment)

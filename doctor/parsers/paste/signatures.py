@@ -1,0 +1,232 @@
+"""The catalogue of error messages users paste, each mapped to a cause and to the fact it is evidence for."""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from typing import Iterator, Optional, Pattern, Tuple
+
+from gpudoctor.parsers.paste.observe import Observation, observe
+from gpudoctor.parsers.paste.segments import Segment
+
+
+class Sig(enum.Enum):
+    """A recognised error message; the value is stable and is what checks read from ``facts.extra``."""
+
+    NO_KERNEL_IMAGE = "no-kernel-image"
+    SM_INCOMPATIBLE = "sm-incompatible"
+    DRIVER_INSUFFICIENT = "driver-insufficient"
+    DRIVER_TOO_OLD = "driver-too-old"
+    NOT_COMPILED = "not-compiled-with-cuda"
+    NO_DRIVER = "no-driver"
+    NO_DEVICE = "no-device"
+    ERR_802 = "error-802"
+    ERR_803 = "error-803"
+    ERR_804 = "error-804"
+    ERR_999 = "error-999"
+    NVML_MISMATCH = "nvml-mismatch"
+    NVML_UNKNOWN = "nvml-unknown-error"
+    SMI_NO_DRIVER = "smi-no-driver"
+    DOCKER_NO_GPU = "docker-no-gpu-driver"
+    INVALID_ORDINAL = "invalid-device-ordinal"
+    TORCHVISION_NMS = "torchvision-nms"
+    SHADOWED_CUDA = "shadowed-cuda-libs"
+    CUDNN_MISSING = "cudnn-missing"
+    LIB_MISSING = "cuda-lib-missing"
+    LIBCUDA_MISSING = "libcuda-missing"
+    WIN_DLL = "windows-dll"
+    NO_TORCH = "torch-not-installed"
+    DEVICE_BUSY = "device-busy"
+    GPU_LOST = "gpu-fell-off-the-bus"
+    FLASH_ATTN_ARCH = "flash-attn-needs-ampere"
+    FLASH_ATTN_ABI = "flash-attn-abi"
+    XFORMERS_MISMATCH = "xformers-mismatch"
+    BNB_NO_GPU = "bitsandbytes-without-gpu"
+    CUDA_HOME_UNSET = "cuda-home-unset"
+    CUDA_UNAVAILABLE = "cuda-unavailable"
+    CONTAINER_CLI = "container-toolkit-no-driver"
+    TORCH_NOT_FOUND = "torch-version-not-found"
+    OUT_OF_MEMORY = "out-of-memory"
+    DEVICE_ASSERT = "device-side-assert"
+    DEVICE_MISMATCH = "tensors-on-different-devices"
+
+
+@dataclass(frozen=True)
+class Signature:
+    """``literal`` is a cheap pre-test; ``target`` the fact the matched line is evidence for (None: the
+    signature itself is the fact); ``healthy`` marks messages that only a working CUDA stack can print."""
+
+    sig: Sig
+    literal: str
+    pattern: Pattern[str]
+    cause: str
+    target: Optional[str] = None
+    healthy: bool = False
+
+
+def _s(sig: Sig, literal: str, pattern: str, cause: str, target: Optional[str] = None, healthy: bool = False) -> Signature:
+    return Signature(sig, literal.lower(), re.compile(pattern, re.I), cause, target, healthy)
+
+
+_UNAVAILABLE = "torch cannot use a GPU here (a framework or torch says so), and the paste does not show why"
+INIT, IMPORT, WARN = "torch.init_error", "torch.import_error", "torch.warnings"
+CATALOGUE: Tuple[Signature, ...] = (
+    _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image is available for execution on the device",
+       "the torch build has no kernels for this GPU's architecture", WARN),
+    _s(Sig.SM_INCOMPATIBLE, "is not compatible with the current pytorch", r"sm_\d+\s+is not compatible with the current PyTorch",
+       "the GPU's architecture is not in the torch build's arch list", WARN),
+    _s(Sig.DRIVER_INSUFFICIENT, "driver version is insufficient", r"CUDA driver version is insufficient for CUDA runtime version",
+       "the NVIDIA driver is older than the CUDA runtime torch was built with", INIT),
+    _s(Sig.DRIVER_TOO_OLD, "driver on your system is too old", r"NVIDIA driver on your system is too old(?: \(found version \d+\))?",
+       "the NVIDIA driver is older than the CUDA runtime torch was built with", INIT),
+    _s(Sig.NOT_COMPILED, "not compiled with cuda", r"Torch not compiled with CUDA enabled",
+       "torch is a CPU-only build (or macOS, which has no CUDA)", INIT),
+    _s(Sig.NO_DRIVER, "found no nvidia driver", r"Found no NVIDIA driver on your system",
+       "no NVIDIA driver is loaded", INIT),
+    _s(Sig.NO_DEVICE, "cuda", r"no CUDA-capable device (?:is )?detected|No CUDA GPUs are available|cudaErrorNoDevice",
+       "CUDA sees no GPU (none visible to this process)", INIT),
+    _s(Sig.ERR_802, "not yet initialized", r"system not yet initialized|Error 802",
+       "error 802: on NVSwitch systems the fabric manager is not running", INIT),
+    _s(Sig.ERR_803, "unsupported display driver", r"unsupported display driver / cuda driver combination|Error 803",
+       "error 803: the user-space driver library and the kernel module differ (a driver update without a reboot, "
+       "or a container's compat libraries)", INIT),
+    _s(Sig.ERR_804, "forward compatibility", r"forward compatibility was attempted on non supported HW|Error 804",
+       "error 804: CUDA forward-compatibility libraries on a GPU that does not support them (often a container image)", INIT),
+    _s(Sig.ERR_999, "unknown error", r"CUDA unknown error|cudaErrorUnknown|Error 999|CUDA error: unknown error",
+       "error 999: the driver is in a bad state (often after suspend: nvidia_uvm needs reloading)", INIT),
+    _s(Sig.NVML_MISMATCH, "version mismatch", r"(?:Failed to initialize NVML: )?Driver/library version mismatch",
+       "the NVIDIA kernel module and user-space libraries differ: the driver was updated without a reboot",
+       "driver.nvml_error_text"),
+    _s(Sig.NVML_UNKNOWN, "failed to initialize nvml: unknown error", r"Failed to initialize NVML: Unknown Error",
+       "inside a container the GPU devices were lost (cgroups: systemd reloaded the container's device rules)",
+       "driver.nvml_error_text"),
+    _s(Sig.SMI_NO_DRIVER, "communicate with the nvidia driver",
+       r"NVIDIA-SMI has failed because it couldn.t communicate with the NVIDIA driver",
+       "no NVIDIA driver is loaded", "driver.smi_error_text"),
+    _s(Sig.CONTAINER_CLI, "nvidia-container-cli", r"nvidia-container-cli: (?:initialization error|detection error)",
+       "the NVIDIA Container Toolkit cannot load the host driver (libnvidia-ml.so.1): the driver is missing on the "
+       "host or the toolkit looks in the wrong place"),
+    _s(Sig.DOCKER_NO_GPU, "could not select device driver", r"could not select device driver \"[^\"]*\" with capabilities: \[\[gpu\]\]",
+       "Docker has no GPU runtime: the NVIDIA Container Toolkit is not installed or not configured"),
+    _s(Sig.INVALID_ORDINAL, "invalid device ordinal", r"invalid device ordinal",
+       "the code asks for a GPU index that this process cannot see (CUDA_VISIBLE_DEVICES or the device count)"),
+    _s(Sig.TORCHVISION_NMS, "torchvision::", r"(?:operator torchvision::nms does not exist|No such operator torchvision::\w+)",
+       "torchvision was built for a different torch", "torchvision.import_error"),
+    _s(Sig.FLASH_ATTN_ARCH, "flashattention only supports", r"FlashAttention only supports Ampere GPUs or newer",
+       "flash-attn refuses this GPU: its kernels need Ampere (sm_80) or newer; torch itself works"),
+    _s(Sig.FLASH_ATTN_ABI, "flash_attn", r"flash_attn\w*\.(?:cpython[\w.-]*\.so|pyd)[^\n]*undefined symbol",
+       "the flash-attn wheel was built against a different torch (C++ ABI/version) than the installed one"),
+    _s(Sig.XFORMERS_MISMATCH, "xformers was built for", r"xFormers was built for",
+       "xformers was built for a different torch, CUDA or Python than the installed ones"),
+    _s(Sig.BNB_NO_GPU, "bitsandbytes", r"bitsandbytes was compiled without GPU support|bitsandbytes[^\n]*"
+       r"(?:CUDA Setup failed|could not find the CUDA runtime|no GPU detected)",
+       "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
+    _s(Sig.CUDA_HOME_UNSET, "cuda_home", r"CUDA_HOME environment variable is not set",
+       "building a CUDA extension needs the CUDA toolkit (nvcc); torch's wheels do not include it"),
+    _s(Sig.SHADOWED_CUDA, "undefined symbol", r"undefined symbol: (?:__nvJitLink\w*|cusparseSpSV\w*|cublasLt\w*|\w*cudnn\w*)",
+       "a system CUDA library on LD_LIBRARY_PATH shadows the one in torch's own nvidia-* wheels", IMPORT),
+    _s(Sig.CUDNN_MISSING, "libcudnn", r"libcudnn[\w.-]*\.so[\w.]*: cannot open shared object file",
+       "torch cannot find its cuDNN library (the nvidia-cudnn wheel is missing or not on the search path)", IMPORT),
+    _s(Sig.LIBCUDA_MISSING, "libcuda.so", r"libcuda\.so[\w.]*(?::| ) ?(?:cannot open shared object file|not found)|"
+       r"Could not load library libcuda\.so",
+       "the driver library libcuda.so is not on the loader's path (under WSL it lives in /usr/lib/wsl/lib)", INIT),
+    _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl)[\w-]*\.so[\w.]*: cannot open shared object file",
+       "a CUDA library torch needs cannot be found", IMPORT),
+    _s(Sig.WIN_DLL, "dll", r"\[WinError (?:126|127|1114|193)\][^\n]*?(?:\w+\.dll)?|DLL load failed(?: while importing \w+)?:",
+       "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
+    _s(Sig.NO_TORCH, "no module named", r"No module named ['\"]?torch['\"]?(?:$|[^._\w])",
+       "torch is not installed in the Python that ran the code", IMPORT),
+    _s(Sig.DEVICE_BUSY, "busy or unavailable", r"CUDA-capable devices? ?(?:\(s\) )?(?:is/are|are|is) busy or unavailable",
+       "the GPU is in exclusive compute mode and another process holds it, or it is prohibited", WARN),
+    _s(Sig.GPU_LOST, "nvrm", r"fallen off the bus|RmInitAdapter failed|GPU has fallen off",
+       "the GPU stopped responding to the driver (power, cooling, PCIe link or firmware)"),
+    _s(Sig.CUDA_UNAVAILABLE, "available", r"GPUAccelerator can not run on your system|"
+       r"User provided device_type of .cuda., but CUDA is not available|"
+       r"on a CUDA device but torch\.cuda\.is_available\(\) is False|\bCUDA is not available|"
+       r"torch\.cuda\.is_available\(\)\s*(?:returns?|is|=+|:)\s*\**False", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "only has: []", r"But your machine only has: \[\]", _UNAVAILABLE),
+    _s(Sig.TORCH_NOT_FOUND, "could not find a version that satisfies the requirement",
+       r"Could not find a version that satisfies the requirement (?:torch|torchvision|torchaudio|nvidia-[\w-]+)\b",
+       "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
+    _s(Sig.OUT_OF_MEMORY, "out of memory", r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory",
+       "the GPU works but ran out of memory: reduce the batch size or model size", healthy=True),
+    _s(Sig.DEVICE_ASSERT, "device-side assert", r"device-side assert triggered",
+       "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
+    _s(Sig.DEVICE_MISMATCH, "expected all tensors", r"Expected all tensors to be on the same device",
+       "the GPU works; the code mixes CPU and GPU tensors", healthy=True),
+)
+BY_SIG = {s.sig: s for s in CATALOGUE}
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+_CODE = ("raise ", "File \"", "warnings.warn(", "return ", "assert ", "#", "msg = ", "message = ")
+_CONTEXT = re.compile(r"^\s*(?:\w+\.)*(\w*(?:Error|Exception|Warning))\s*:")
+
+
+def signatures(segment: Segment) -> Iterator[Observation]:
+    """A ``signature`` observation (its value a Sig) for each known message, and the fact it feeds."""
+    low = segment.text().lower()
+    hits = [s for s in CATALOGUE if s.literal in low]
+    if not hits:
+        return
+    lines = segment.lines
+    for i, line in enumerate(lines):
+        text = line.text
+        if text.lstrip().startswith(_CODE):
+            continue
+        lowered = text.lower()
+        for sig in hits:
+            if sig.literal not in lowered:
+                continue
+            m = sig.pattern.search(text)
+            if not m:
+                continue
+            yield observe("signature", sig.sig, segment, line, "error message")
+            if sig.target:
+                message = text.strip().translate(_QUOTES)
+                if i + 1 < len(lines) and lines[i + 1].text.lstrip().startswith("Error loading"):
+                    message += " " + lines[i + 1].text.strip()  # a DLL error wrapped before the DLL's name
+                if sig.target == IMPORT and not _CONTEXT.match(message):
+                    message = "ImportError: " + message
+                yield observe(sig.target, message[:500], segment, line, "error message")
+            break  # the first (most specific) signature of a line names it
+
+
+_TORCH_INIT = re.compile(r"torch[/\\]__init__\.py")
+_EXCEPTION = re.compile(r"^(?:[\w.]+\.)?(\w*(?:Error|Exception|Interrupt|Warning))(?::\s*(.*))?$")
+
+
+_XFORMERS_HAVE = re.compile(r"PyTorch \S+ with CUDA \d+ \(you have (\d+\.\d+[\w.+]*)\)")
+
+
+def xformers_versions(segment: Segment) -> Iterator[Observation]:
+    """xformers' warning names the installed torch: "PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)"."""
+    for line in segment.lines:
+        if "you have" in line.text:
+            m = _XFORMERS_HAVE.search(line.text)
+            if m:
+                yield observe("torch.version", m.group(1), segment, line, "xformers warning")
+
+
+def tracebacks(segment: Segment) -> Iterator[Observation]:
+    """The exception that ends each Python traceback; one raised by `import torch` is torch's import error."""
+    lines = segment.lines
+    start = None
+    for i, line in enumerate(lines):
+        text = line.text
+        if "Traceback (most recent call last)" in text:  # also IPython's "ImportError   Traceback (...)"
+            start = i
+            continue
+        if start is None or not text or text[0] in " \t" or text.startswith(("File ", "^")):
+            continue
+        m = _EXCEPTION.match(text.strip())
+        if m:
+            yield observe("traceback", text.strip()[:500], segment, line, "traceback")
+            frames = " ".join(lines[j].text for j in range(start, i))
+            if m.group(1) in ("ImportError", "OSError", "ModuleNotFoundError") and re.search(
+                r"import torch\b|torch[/\\\\]__init__\.py", frames
+            ):
+                yield observe(IMPORT, text.strip()[:500], segment, line, "traceback")
+                if _TORCH_INIT.search(frames):  # torch's own __init__ ran: it is installed, and failed to load
+                    yield observe("torch.installed", True, segment, line, "traceback")
+            start = None  # unindented frame lines (IPython's, or pasted without indentation) keep it open

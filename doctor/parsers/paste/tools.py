@@ -1,0 +1,153 @@
+"""Parsers for machine output pasted whole: nvidia-smi, nvcc, ldd, LD_LIBRARY_PATH, dmesg Xid and arch lists."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator, Optional
+
+from gpudoctor.parsers.paste.observe import Observation, observe
+from gpudoctor.parsers.paste.segments import Line, Segment
+
+_SMI_HEAD = re.compile(r"NVIDIA-SMI\s+([\d.]+)\s+Driver Version:\s*([\d.]+)(?:\s+CUDA Version:\s*(\d+\.\d+|N/A))?")
+_SMI_ROW = re.compile(
+    r"^\|\s*(\d{1,2})\s+(.+?)\s+(On|Off|WDDM|TCC)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)"
+)
+_SMI_MEM = re.compile(r"\|\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|")
+_SMI_L = re.compile(r"^\s*GPU\s+(\d{1,2}):\s+(.+?)\s*\(UUID:\s*(GPU-[0-9a-fA-F-]+)\)")
+_NVCC = re.compile(r"Cuda compilation tools, release (\d+\.\d+), V([\d.]+)")
+_LDD = re.compile(r"^\s*(lib[\w+.-]*\.so[\w.]*)\s+=>\s+(not found|(/\S+))")
+_LD_ASSIGN = re.compile(r"^\s*(?:export\s+|\$\s*)?LD_LIBRARY_PATH\s*[=:]\s*['\"]?([^'\"\s]+)")
+_PATHS = re.compile(r"^\s*(/[^\s:]+(?::/[^\s:]*)*)\s*$")
+_XID = re.compile(r"NVRM: Xid \(([^)]*)\):\s*(\d+)\s*,?\s*(.*)")
+_ARCH_LIST = re.compile(r"^\s*(?:>>>\s*)?\[\s*((?:['\"](?:sm|compute)_\d+[a-z]?['\"]\s*,?\s*)+)\]\s*$")
+_ARCH_TOKEN = re.compile(r"(?:sm|compute)_\d+[a-z]?")
+_CC_TUPLE = re.compile(r"^\s*\((\d{1,2}),\s*(\d)\)\s*$")
+
+
+def nvidia_smi(segment: Segment) -> Iterator[Observation]:
+    """The nvidia-smi header and GPU rows, and `nvidia-smi -L` lines."""
+    in_table = False
+    for line in segment.lines:
+        text = line.text
+        if "NVIDIA-SMI" in text:
+            m = _SMI_HEAD.search(text)
+            if m:
+                in_table = True
+                yield observe("driver.version", m.group(2), segment, line, "nvidia-smi")
+                if m.group(3) and m.group(3) != "N/A":
+                    yield observe("driver.cuda_version", m.group(3), segment, line, "nvidia-smi")
+            continue
+        if in_table and text.startswith("|"):
+            m = _SMI_ROW.match(text)
+            if m:
+                name = re.sub(r"\s*\.\.\.$", "", m.group(2)).strip()
+                yield observe("gpus", (int(m.group(1)), name), segment, line, "nvidia-smi")
+                continue
+            m = _SMI_MEM.search(text)
+            if m:
+                yield observe("gpus.memory_total_mib", int(m.group(2)), segment, line, "nvidia-smi")
+            continue
+        if text.lstrip().startswith("GPU ") and "UUID" in text:
+            m = _SMI_L.match(text)
+            if m:
+                yield observe("gpus", (int(m.group(1)), m.group(2).strip()), segment, line, "nvidia-smi -L")
+
+
+def nvcc(segment: Segment) -> Iterator[Observation]:
+    for line in segment.lines:
+        if "compilation tools" in line.text:
+            m = _NVCC.search(line.text)
+            if m:
+                yield observe("toolkit.nvcc_version", m.group(1), segment, line, "nvcc --version")
+
+
+def ldd(segment: Segment) -> Iterator[Observation]:
+    """`ldd` lines: CUDA libraries that resolve (and where) or are not found."""
+    for line in segment.lines:
+        if "=>" not in line.text:
+            continue
+        m = _LDD.match(line.text)
+        if not m or not re.match(r"lib(cu|nv|nccl|c10|torch)", m.group(1)):
+            continue
+        if m.group(3):
+            yield observe("torch.loaded_libraries", m.group(3), segment, line, "ldd")
+        else:
+            yield observe("ldd.not_found", m.group(1), segment, line, "ldd")
+
+
+def _ld_value(lines: tuple[Line, ...], i: int) -> Optional[str]:
+    """The value of LD_LIBRARY_PATH on line ``i`` (an assignment) or on the line after an `echo` of it."""
+    text = lines[i].text
+    m = _LD_ASSIGN.match(text)
+    if m and "$" not in m.group(1):
+        return m.group(1)
+    if re.search(r"echo\s+['\"]?\$\{?LD_LIBRARY_PATH", text) and i + 1 < len(lines):
+        m = _PATHS.match(lines[i + 1].text)
+        return m.group(1) if m else None
+    return None
+
+
+def ld_library_path(segment: Segment) -> Iterator[Observation]:
+    lines = segment.lines
+    for i, line in enumerate(lines):
+        if "LD_LIBRARY_PATH" not in line.text:
+            continue
+        value = _ld_value(lines, i)
+        if value:
+            at = lines[i + 1] if not _LD_ASSIGN.match(line.text) else line
+            entries = tuple(entry for entry in value.split(":") if entry)
+            yield observe("libraries.ld_library_path", entries, segment, at, "LD_LIBRARY_PATH")
+
+
+def dmesg_xid(segment: Segment) -> Iterator[Observation]:
+    for line in segment.lines:
+        if "Xid" in line.text:
+            m = _XID.search(line.text)
+            if m:
+                yield observe("xid", f"{int(m.group(2))}: {m.group(3).strip()[:120]}", segment, line, "dmesg")
+
+
+def arch_list(segment: Segment) -> Iterator[Observation]:
+    """The printed value of `torch.cuda.get_arch_list()`: the kernels the wheel carries, as torch said it."""
+    for line in segment.lines:
+        if "_" not in line.text or "[" not in line.text:
+            continue
+        m = _ARCH_LIST.match(line.text)
+        if m:
+            tokens = tuple(_ARCH_TOKEN.findall(m.group(1)))
+            yield observe("torch.arch_flags", tokens, segment, line, "torch.cuda.get_arch_list()")
+
+
+_WINDOWS_PATH = re.compile(r"\b[A-Za-z]:\\(?:[^\\\s]+\\)*(?:site-packages|Python\d*|Program Files)", re.I)
+_WSL = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/lib|\bWSL ?2\b", re.I)
+_DOCKER = re.compile(r"^\s*(?:\$\s*|sudo\s+)?(?:docker|podman)\s+(?:run|compose|exec)\b|^\s*FROM\s+\S*(?:nvidia|pytorch|cuda)\S*", re.I)
+_LINUX_PATH = re.compile(r"(?:^|[\s\"'(])/(?:usr|home|opt|root|data|workspace|mnt|content)/\S*(?:site|dist)-packages/")
+_MACHINE = re.compile(r"\b(x86_64|aarch64|AMD64|arm64)\b")
+_VISIBLE = re.compile(r"(?:^|[\s;'\"(])(?:export\s+)?CUDA_VISIBLE_DEVICES=(['\"]?)([\w,-]*)\1(?=\s|$)")
+_MACOS = re.compile(r"\bmacOS[- ]\d+|Darwin Kernel|\barm64-arm-64bit\b|/opt/homebrew/|(?:^|[\s\"'(])/Users/[^/\s]+/|"
+                    r"\bMacBook\b|\bApple M[1-9]\b|\bM[1-9] (?:Pro|Max|Ultra) [Cc]hip")
+
+
+def platform_hints(segment: Segment) -> Iterator[Observation]:
+    """The platform as paths and commands reveal it: Windows drive paths, WSL, macOS, a docker command line."""
+    for line in segment.lines:
+        text = line.text
+        if ":\\" in text and _WINDOWS_PATH.search(text):
+            yield observe("platform.system", "Windows", segment, line, "a Windows path")
+        elif ("wsl" in text or "WSL" in text) and _WSL.search(text):
+            yield observe("platform.system", "Linux", segment, line, "WSL")
+            yield observe("platform.wsl", 2, segment, line, "WSL")
+        elif _MACOS.search(text):
+            yield observe("platform.system", "Darwin", segment, line, "macOS")
+        elif "-packages/" in text and _LINUX_PATH.search(text):
+            yield observe("platform.system", "Linux", segment, line, "a Linux path")
+        if ("x86_64" in text or "aarch64" in text or "AMD64" in text) and "platform" in text.lower():
+            m = _MACHINE.search(text)
+            if m:
+                yield observe("platform.machine", m.group(1), segment, line, "platform")
+        if "CUDA_VISIBLE_DEVICES=" in text:
+            m = _VISIBLE.search(text)
+            if m:
+                yield observe("env.CUDA_VISIBLE_DEVICES", m.group(2), segment, line, "command line")
+        if ("docker" in text or "podman" in text or "FROM" in text) and _DOCKER.match(text):
+            yield observe("platform.container", "docker", segment, line, "docker")

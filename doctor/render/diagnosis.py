@@ -1,0 +1,229 @@
+"""The answer to a pasted report: the most likely root cause with its confidence, the quoted evidence with
+line numbers, the fix, the other candidates ranked, and what to run and paste next when the paste cannot
+settle it."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, Callable, List, Optional, Tuple
+
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Report, Severity
+from gpudoctor.render.markdown import fence, md_escape
+
+PASTED = ("paste", "collect_env")
+_FACT_LINES = {  # a finding's evidence path -> the paste.line.* keys that can show it
+    "torch.cuda": ("torch.cuda", "torch.version"),
+    "torch.version": ("torch.version",),
+    "torch.cuda_compiled": ("torch.cuda_compiled", "torch.version", "torch.init_error"),
+    "torch.arch_flags": ("torch.arch_flags", "torch.warnings"),
+    "gpus": ("gpus.0", "gpus.1"),
+    "driver.version": ("driver.version",),
+    "driver.cuda_version": ("driver.cuda_version",),
+    "driver.nvml_error": ("driver.nvml_error_text",),
+    "torch.init_error": ("torch.init_error",),
+    "torch.import_error": ("torch.import_error",),
+    "torch.warnings": ("torch.warnings",),
+    "torchvision.import_error": ("torchvision.import_error",),
+    "libraries.ld_library_path_cuda": ("libraries.ld_library_path",),
+    "libraries.ld_library_path": ("libraries.ld_library_path",),
+    "toolkit.nvcc_version": ("toolkit.nvcc_version",),
+    "env.variables": ("env.CUDA_VISIBLE_DEVICES", "libraries.ld_library_path"),
+    "env.cuda-vars": ("env.CUDA_VISIBLE_DEVICES",),
+}
+
+
+_SIGNATURE_LINES = {  # a paste.* finding -> the other pasted facts that bear on it
+    "shadowed-cuda-libs": ("libraries.ld_library_path", "torch.loaded_libraries"),
+    "cudnn-missing": ("libraries.ld_library_path", "torch.version"),
+    "driver-too-old": ("driver.version", "driver.cuda_version", "torch.version"),
+    "driver-insufficient": ("driver.version", "driver.cuda_version", "torch.version"),
+    "no-kernel-image": ("gpus.0", "torch.version", "torch.arch_flags"),
+    "sm-incompatible": ("gpus.0", "torch.version", "torch.arch_flags"),
+    "not-compiled-with-cuda": ("torch.version", "gpus.0"),
+    "libcuda-missing": ("platform.wsl",),
+    "error-804": ("driver.version", "driver.cuda_version", "platform.container"),
+    "docker-no-gpu-driver": ("platform.container", "driver.version"),
+}
+
+
+class Confidence(enum.Enum):
+    """How sure the answer is of its lead cause."""
+
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The diagnosis of one paste."""
+
+    lead: Optional[Finding]
+    confidence: Optional[Confidence]
+    evidence: Tuple[str, ...]  # "line N: text"
+    others: Tuple[Finding, ...]
+    healthy: Tuple[Finding, ...]  # notes that the environment works and the problem lies elsewhere
+    conflicts: Tuple[str, ...]
+    next_steps: Tuple[Tuple[str, str], ...]  # (command, why)
+
+
+def _lines(facts: Facts) -> List[Tuple[str, str]]:
+    return [(key[len("paste.line."):], value) for key, value in facts.extra if key.startswith("paste.line.")]
+
+
+def _quote(value: str) -> str:
+    number, _, text = value.partition(": ")
+    return f"line {number}: {text}"
+
+
+def evidence_for(finding: Finding, facts: Facts) -> Tuple[str, ...]:
+    """The pasted lines a finding rests on, in paste order."""
+    lines = dict(_lines(facts))
+    keys: List[str] = []
+    if finding.code.startswith("paste."):
+        name = finding.code[len("paste."):]
+        keys += [f"signature.{name}", *_SIGNATURE_LINES.get(name, ())]
+    for path in finding.evidence:
+        keys.extend(_FACT_LINES.get(path, (path,)))
+    found = list(dict.fromkeys(lines[key] for key in dict.fromkeys(keys) if key in lines))
+    found.sort(key=lambda value: int(value.partition(":")[0]) if value.partition(":")[0].isdigit() else 0)
+    return tuple(_quote(value) for value in found)
+
+
+def _rank(findings: List[Finding], facts: Facts) -> List[Finding]:
+    order = {id(f): i for i, f in enumerate(findings)}
+    return sorted(findings, key=lambda f: (-f.severity.rank, not evidence_for(f, facts), f.inferred, order[id(f)]))
+
+
+def _confidence(lead: Finding, evidence: Tuple[str, ...]) -> Confidence:
+    if lead.severity is Severity.ERROR and evidence and not lead.inferred:
+        return Confidence.HIGH
+    if lead.severity is Severity.ERROR:
+        return Confidence.MEDIUM
+    return Confidence.LOW
+
+
+def _next_steps(facts: Facts, settled: bool) -> Tuple[Tuple[str, str], ...]:
+    steps: List[Tuple[str, str]] = []
+    if (facts.torch.version is None or facts.platform.system is None) and not facts.torch.import_error:
+        steps.append(("python -m torch.utils.collect_env",
+                      "the paste does not say which torch build, operating system and GPU are involved"))
+    if facts.driver.version is None and not facts.gpus:
+        steps.append(("nvidia-smi", "the paste shows neither the NVIDIA driver nor the GPU"))
+    if not settled or steps:
+        steps.append(("gpudoctor facts -o facts.json",
+                      "collects all of the above in one file; `gpudoctor diagnose facts.json` then judges it fully"))
+    return tuple(steps)
+
+
+def answer(report: Report) -> Answer:
+    facts = report.facts
+    findings = [f for f in report.findings() if f.severity in (Severity.ERROR, Severity.WARNING)]
+    healthy = tuple(f for f in report.findings() if f.severity is Severity.INFO and f.code.startswith("paste."))
+    conflicts = tuple(value for key, value in facts.extra if key == "paste.conflict")
+    ranked = _rank(findings, facts)
+    if not ranked:
+        steps = () if healthy else _next_steps(facts, False)  # a working GPU needs no more environment facts
+        return Answer(None, None, (), (), healthy, conflicts, steps)
+    lead = ranked[0]
+    evidence = evidence_for(lead, facts)
+    confidence = _confidence(lead, evidence)
+    return Answer(lead, confidence, evidence, tuple(ranked[1:]), healthy, conflicts,
+                  _next_steps(facts, confidence is Confidence.HIGH))
+
+
+def render_answer(report: Report, markdown: bool = False) -> str:
+    """The answer as text (terminal) or Markdown, ending with a blank line; '' when the input was not a paste.
+
+    Pasted lines are hostile: in Markdown they go into fenced blocks that no line can close, and every
+    other value is escaped."""
+    if report.facts.meta.source not in PASTED:
+        return ""
+    a = answer(report)
+    md = _Markdown() if markdown else _Plain()
+    out: List[str] = [md.title()]
+    if a.lead is not None:
+        confidence = a.confidence.value if a.confidence else "low"
+        out.append(md.lead(f"Most likely cause ({confidence} confidence):", f"{a.lead.summary} [{a.lead.code}]"))
+        if a.evidence:
+            out += ["", "Evidence:", *md.block(a.evidence)]
+        if a.lead.fix is not None:
+            out += ["", f"Fix: {md.text(a.lead.fix.text)}", *md.block(a.lead.fix.commands, "sh")]
+        if a.others:
+            out += ["", "Other candidates, most likely first:"]
+            out += [md.item(f"{i}. {f.summary} [{f.code}]") for i, f in enumerate(a.others[:5], start=2)]
+    elif a.healthy:
+        out.append("The CUDA environment itself works; the problem lies elsewhere:")
+        for f in a.healthy:
+            out.append(md.item(f.summary + (f" ({f.fix.text})" if f.fix else "")))
+            out += md.block(evidence_for(f, report.facts))
+    else:
+        out.append("Nothing in the paste shows a broken GPU environment, and it does not hold enough to be sure.")
+    unread = [value for key, value in report.facts.extra if key == "paste.unread"]
+    if unread:
+        out += ["", md.text(f"Part of the paste was not read: {unread[0]}.")]
+    if a.conflicts:
+        out += ["", "The paste holds values that disagree (two machines, or a host and a container); "
+                    "the first of each was judged:", *md.block(a.conflicts)]
+    if a.next_steps:
+        out += ["", "To settle it, run and paste the output of:"]
+        out += [md.item(f"{md.command(cmd)} ({why})") for cmd, why in a.next_steps]
+    return "\n".join(out) + "\n\n"
+
+
+class _Plain:
+    def title(self) -> str:
+        return "Diagnosis of the pasted report\n"
+
+    def lead(self, label: str, text: str) -> str:
+        return f"{label} {text}"
+
+    def text(self, text: str) -> str:
+        return text
+
+    def item(self, text: str) -> str:
+        return f"  {text}"
+
+    def command(self, cmd: str) -> str:
+        return cmd
+
+    def block(self, lines: Tuple[str, ...], lang: str = "") -> List[str]:
+        return [f"    {line}" for line in lines]
+
+
+class _Markdown(_Plain):
+    def title(self) -> str:
+        return "## Diagnosis\n"
+
+    def lead(self, label: str, text: str) -> str:
+        return f"**{label}** {md_escape(text)}"
+
+    def text(self, text: str) -> str:
+        return md_escape(text)
+
+    def item(self, text: str) -> str:
+        return f"- {md_escape(text)}"
+
+    def command(self, cmd: str) -> str:
+        return cmd  # escaped by item(); the commands are gpudoctor's own
+
+    def block(self, lines: Tuple[str, ...], lang: str = "text") -> List[str]:
+        return ["", fence("\n".join(lines), lang)] if lines else []
+
+
+def lead_for(report: Report, fmt: Any) -> str:
+    """The answer that leads ``diagnose``'s output for a pasted report; none in JSON, whose keys are stable."""
+    from gpudoctor.render import Format
+
+    return "" if fmt is Format.JSON else render_answer(report, markdown=fmt is Format.MARKDOWN)
+
+
+def styled_with(lead: str, styled: Callable[[], Any]) -> Any:
+    """The rich terminal report with the answer before it."""
+    from rich.text import Text
+
+    text = Text(lead)
+    text.append_text(styled())
+    return text
