@@ -116,7 +116,7 @@ def main(argv: Optional[list] = None) -> int:
     print(f"  ratio: {run['samples_per_s'] / seed_rate:.1f}x")
 
     if args.verify:
-        from gpudoctor.verify import run_verify
+        from gpudoctor.verification import run_verify
 
         start = time.perf_counter()
         result = run_verify(

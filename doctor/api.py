@@ -218,7 +218,7 @@ def verify(dataset: str = "synthetic", *, device: Optional[str] = None, all_devi
            timeout: float = 1800.0, select: Sequence[str] = (), ignore: Sequence[str] = (), plugins: bool = True,
            redact: bool = False, verbose: bool = False) -> Diagnosis:
     """Train the reference models on the GPU and the CPU (each in a child process) and run every check."""
-    from gpudoctor import verify as verifier
+    from gpudoctor import verification as verifier
 
     if device and all_devices:
         raise ValueError("device and all_devices cannot be used together")

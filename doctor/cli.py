@@ -26,7 +26,7 @@ _USER_ERRORS = (
     ("gpudoctor.cli", "UserError"),
     ("gpudoctor.parsers.report", "InputError"),
     ("gpudoctor.probes", "PythonError"),
-    ("gpudoctor.verify", "VerifyInputError"),
+    ("gpudoctor.verification", "VerifyInputError"),
     ("gpudoctor.facts", "FactsError"),
     ("gpudoctor.render.console", "OutputError"),
     ("gpudoctor.examples", "UnknownExample"),
@@ -345,7 +345,7 @@ def verify(dataset: str, device: Optional[str], all_devices: bool, data_dir: Opt
     if device and all_devices:
         raise UserError("--device and --all-devices cannot be used together")
     catalogue = _prepare(**opts)
-    from gpudoctor import verify as verifier
+    from gpudoctor import verification as verifier
     from gpudoctor.render.console import interactive
 
     collected = _collect(python, 60.0)

@@ -156,10 +156,12 @@ def test_healthy_report_is_ok() -> None:
     assert diagnosis.ok and diagnosis.problems == () and diagnosis.exit_code("warning") == 0
 
 
-def test_facts_is_callable_and_redacts(collected: List[Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    view = gpudoctor.facts()
+def test_facts_collects_and_redacts(collected: List[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpudoctor import api
+
+    view = api.facts()
     assert view.facts.meta.redacted and collected == [(None, 60.0)]
-    assert not gpudoctor.facts(redact=False).facts.meta.redacted
+    assert not api.facts(redact=False).facts.meta.redacted
     assert Facts.from_json(view.to_json()) == view.facts
     assert view._repr_markdown_().startswith("```json\n{")
 
@@ -171,7 +173,7 @@ def test_verify_runs_the_workers_and_the_checks(collected: List[Any], monkeypatc
         seen.append(kwargs)
         return VerifyFacts(dataset="synthetic", device=None, cuda_available=False)
 
-    monkeypatch.setattr("gpudoctor.verify.run_verify", run_verify)
+    monkeypatch.setattr("gpudoctor.verification.run_verify", run_verify)
     diagnosis = gpudoctor.verify(epochs=1, plugins=False)
     assert seen == [dict(python=None, dataset="synthetic", device=None, all_devices=False, data_dir=None,
                          epochs=1, timeout=1800.0, progress=False)]
@@ -203,18 +205,22 @@ def test_diagnose_bad_input_is_one_line_error(tmp_path: Path) -> None:
 
 
 def test_example_and_examples() -> None:
-    names = [e.name for e in gpudoctor.examples()]
+    from gpudoctor import api
+
+    names = [e.name for e in api.examples()]
     assert "rtx5090-cu126" in names and "healthy-h100" in names
     assert gpudoctor.example("healthy-h100").ok
     assert any(f.code == "torch.cpu-build-on-gpu" for f in gpudoctor.example("cpu-wheel").problems)
 
 
-def test_modules_named_like_functions_still_import() -> None:
-    from gpudoctor import verify as verifier
+def test_the_package_serves_the_api_lazily_and_its_modules_stay_modules() -> None:
+    import types
+
+    from gpudoctor import api
     from gpudoctor.facts import Facts as FactsClass
 
-    assert FactsClass is Facts and callable(verifier.run_verify) and callable(gpudoctor.verify)
-    assert callable(gpudoctor.facts) and gpudoctor.facts.Facts is Facts  # type: ignore[attr-defined]
+    assert gpudoctor.verify is api.verify and gpudoctor.check is api.check and gpudoctor.diagnose is api.diagnose
+    assert FactsClass is Facts and isinstance(gpudoctor.facts, types.ModuleType)
     with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
         gpudoctor.nonsense  # type: ignore[attr-defined]  # noqa: B018
 

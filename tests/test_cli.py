@@ -396,7 +396,7 @@ def test_checks_lists_ids_titles_sources_and_plugin_errors(calls: Dict[str, Any]
 @pytest.fixture
 def verifier(monkeypatch: pytest.MonkeyPatch) -> Dict[str, Any]:
     record: Dict[str, Any] = {"calls": [], "result": VerifyFacts(dataset="synthetic", device="cuda:0", smoke_ok=True)}
-    module = types.ModuleType("gpudoctor.verify")
+    module = types.ModuleType("gpudoctor.verification")
 
     class VerifyInputError(Exception):
         pass
@@ -409,8 +409,8 @@ def verifier(monkeypatch: pytest.MonkeyPatch) -> Dict[str, Any]:
 
     module.run_verify = run_verify  # type: ignore[attr-defined]
     module.VerifyInputError = VerifyInputError  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "gpudoctor.verify", module)
-    monkeypatch.setattr("gpudoctor.verify", module, raising=False)
+    monkeypatch.setitem(sys.modules, "gpudoctor.verification", module)
+    monkeypatch.setattr("gpudoctor.verification", module, raising=False)
     return record
 
 

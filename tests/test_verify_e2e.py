@@ -21,7 +21,7 @@ from gpudoctor.registry import Catalogue
 from gpudoctor.runner import run_checks
 from gpudoctor.trainers.data import CHECKSUMS_ENV
 from gpudoctor.trainers.protocol import ACCELERATOR_ENV, FAULT_ENV
-from gpudoctor.verify import VerifyInputError, run_verify
+from gpudoctor.verification import VerifyInputError, run_verify
 from gpudoctor.verify_facts import VerifyFacts, WorkerFailure
 
 pytest.importorskip("torch")
@@ -352,7 +352,7 @@ def test_all_devices_on_mig_verifies_every_instance_by_uuid() -> None:
 
 
 def test_mig_uuids_are_read_from_nvidia_smi_list_output() -> None:
-    from gpudoctor.verify import mig_uuids
+    from gpudoctor.verification import mig_uuids
 
     text = (
         "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-5d5e8f0c-1111-2222-3333-444455556666)\n"

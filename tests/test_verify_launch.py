@@ -85,7 +85,7 @@ def test_an_interpreter_that_cannot_start() -> None:
 
 def test_the_parent_side_never_imports_torch() -> None:
     code = (
-        "import sys, gpudoctor.verify, gpudoctor.progress, gpudoctor.checks.verify; "
+        "import sys, gpudoctor.verification, gpudoctor.progress, gpudoctor.checks.verify; "
         "print(sorted(m for m in ('torch', 'torchvision', 'numpy') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
