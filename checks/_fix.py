@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 from typing import Iterable, List, Optional, Tuple
 
 from gpudoctor import compat
+from gpudoctor.checks import _cmd
 from gpudoctor.facts import Facts
 from gpudoctor.model import Fix
-
-_WINDOWS_SAFE = re.compile(r"^[A-Za-z0-9_:\\/.\-+=@]+$")
+from gpudoctor.shell import quote, set_env
 
 
 def is_windows(facts: Facts) -> bool:
@@ -20,23 +19,12 @@ def is_windows(facts: Facts) -> bool:
 
 def shell_quote(facts: Facts, word: str) -> str:
     """Quote one word for the user's shell (POSIX sh, or PowerShell on Windows), keeping ``~/`` expandable."""
-    if is_windows(facts):
-        return word if _WINDOWS_SAFE.match(word) else '"' + word.replace('"', '\\"') + '"'
-    if word.startswith("~/"):
-        rest = word[2:]
-        return "~/" + (shlex.quote(rest) if rest else "")
-    return shlex.quote(word)
+    return quote(_cmd.printable(word), _cmd.shell_of(facts))
 
 
 def python(facts: Facts) -> str:
     """The target interpreter as the first word of a command; ``python`` when it is not known."""
-    exe = facts.platform.python_executable
-    if not exe:
-        return "python"
-    quoted = shell_quote(facts, exe)
-    if is_windows(facts) and quoted.startswith('"'):
-        return "& " + quoted  # PowerShell runs a quoted path only through the call operator
-    return quoted
+    return _cmd.command(facts, _cmd.python(facts)) or "python"
 
 
 def pip_install(facts: Facts, requirements: Iterable[str], index_url: Optional[str] = None,
@@ -94,9 +82,7 @@ def ordinal_list(count: int) -> str:
 
 def export_env(facts: Facts, name: str, value: str) -> str:
     """Set an environment variable in the user's shell."""
-    if is_windows(facts):
-        return f'$env:{name}="{value}"'
-    return f"export {name}={shell_quote(facts, value)}"
+    return set_env(name, value, _cmd.shell_of(facts))
 
 
 def unset_env(facts: Facts, name: str) -> str:

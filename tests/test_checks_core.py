@@ -159,7 +159,7 @@ def test_devices_skips_without_gpus() -> None:
 def test_devices_windows_fix_uses_powershell() -> None:
     facts = replace(two_gpus(""), platform=PlatformFacts(system="Windows"))
     assert only(devices.visible_devices, facts).fix == Fix(
-        UNSET_OR_ALL.text, ("Remove-Item Env:CUDA_VISIBLE_DEVICES", '$env:CUDA_VISIBLE_DEVICES="0,1"'))
+        UNSET_OR_ALL.text, ("Remove-Item Env:CUDA_VISIBLE_DEVICES", "$env:CUDA_VISIBLE_DEVICES = '0,1'"))
 
 
 # ---------------------------------------------------------------- driver
@@ -754,7 +754,7 @@ def test_torchvision_pin_parsing() -> None:
         ("Linux", "~/venv/bin/python", "~/venv/bin/python -m pip install torch==2.6.0"),
         ("Linux", "~/my venv/bin/python", "~/'my venv/bin/python' -m pip install torch==2.6.0"),
         ("Windows", "C:\\Program Files\\Python312\\python.exe",
-         '& "C:\\Program Files\\Python312\\python.exe" -m pip install torch==2.6.0'),
+         "& 'C:\\Program Files\\Python312\\python.exe' -m pip install torch==2.6.0"),
         ("Linux", None, "python -m pip install torch==2.6.0"),
     ],
 )
