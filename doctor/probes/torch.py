@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from gpudoctor.facts import CompanionFacts, Distribution, TorchDevice, TorchFacts
-from gpudoctor.probes.child_process import CHILD, ChildRun, ending, last_frame, last_line, spawn
+from gpudoctor.probes.child_process import CHILD, OUTPUT_CAP, ChildRun, ending, last_frame, last_line, spawn
 from gpudoctor.probes.records import ChildRecords, read_records
 
 __all__ = ["CHILD", "ChildRun", "PythonInfo", "TorchResult", "ending", "interpret", "probe_torch"]
@@ -149,7 +149,10 @@ def interpret(run: ChildRun, timeout: float) -> TorchResult:
     companions = {name: _companion(r.get(name)) for name in ("torchvision", "torchaudio")}
     if not r.done:
         section, doing = r.phase
-        if run.timed_out:
+        if run.overflowed:
+            what = f"printed more than {OUTPUT_CAP // MIB} MiB and was stopped"
+            reason = f"the torch probe {what} while {doing}"
+        elif run.timed_out:
             what, reason = "timed_out", f"{doing} did not finish within {timeout:g} s"
         else:
             what = ending(run.returncode)
@@ -158,11 +161,12 @@ def interpret(run: ChildRun, timeout: float) -> TorchResult:
             reason += f" ({said})" if said else ""
         errors.append((section if section in companions else "torch", reason))
         if section in companions:
-            note = f"{doing} did not finish within {timeout:g} s" if run.timed_out else f"{what} while {doing}"
+            note = f"{doing} did not finish within {timeout:g} s" if run.timed_out and not run.overflowed \
+                else f"{what} while {doing}"
             companions[section] = replace(companions[section], import_error=note)
-        elif section == "torch" and run.timed_out:
+        elif section == "torch" and run.timed_out and not run.overflowed:
             torch = replace(torch, timed_out=True)
-        elif section == "torch":
+        elif section == "torch" or run.overflowed:
             torch = replace(torch, crashed=what)
     return TorchResult(
         python=_python_info(py) if py else None,
