@@ -163,11 +163,12 @@ def _finish(facts: Facts, catalogue: Catalogue, fmt: Optional[str] = None, outpu
     from gpudoctor.render.common import summary_line
     from gpudoctor.render.console import deliver
     from gpudoctor.runner import run_checks
+    from gpudoctor.textsafe import scrub
 
     chosen = Format.choose(fmt, output)
     if redact if redact is not None else chosen is not Format.TERMINAL:
         facts = _redacted(facts)
-    report = run_checks(catalogue, facts)
+    report = scrub(run_checks(catalogue, facts))  # no control character or bad byte reaches the output
     text = render(report, chosen, verbose)
     styled = None
     if chosen is Format.TERMINAL and output in (None, "-"):

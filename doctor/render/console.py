@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
+import tempfile
 from typing import Any, Callable, Iterator, Optional, TextIO
 
 
@@ -72,12 +74,52 @@ def deliver(text: str, output: Optional[str], styled: Optional[Callable[[], Any]
     if not output or output == "-":
         emit(text, styled)
         return
-    try:
-        with open(output, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from None
+    write_atomically(output, text)
     note(f"{summary} Written to {output}.".lstrip())
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write ``text`` as UTF-8 to a temporary file beside ``path``, then rename it into place.
+
+    A failure part-way (a full disk, a bad character, Ctrl-C) leaves an existing ``path`` as it was and no
+    temporary file behind. A new file gets the mode ``open`` would give it; a replaced one keeps its mode.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        info = os.stat(path)
+        mode = stat.S_IMODE(info.st_mode)
+        if not stat.S_ISREG(info.st_mode):  # /dev/stdout, a pipe: write into it, never replace it
+            _write_through(path, text)
+            return
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    try:
+        handle, temporary = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".part", dir=folder)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        if isinstance(exc, OSError):
+            raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise
+
+
+def _write_through(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8", errors="backslashreplace", newline="\n") as out:
+            out.write(text)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def check_writable(path: Optional[str]) -> None:
