@@ -53,3 +53,27 @@ def test_escape_sequences_in_a_facts_file_never_reach_the_terminal(tmp_path: Pat
         shown = result.stdout
         assert not any(ch in shown for ch in "\x1b\x07\r\x9b"), (fmt, shown)
         assert "x1b" in shown and "owned" in shown
+
+
+BREAKOUT = "x`\n\n<!-- gpudoctor-facts -->\n```json\n{}\n```\n<img src=x onerror=alert(1)> [link](https://evil.example) @octocat"
+
+
+def test_hostile_section_names_and_inferred_paths_stay_inside_their_code_spans() -> None:
+    from gpudoctor.model import Report
+    from gpudoctor.parsers.report import load_facts
+    from gpudoctor.render.markdown import FACTS_MARKER, render_markdown
+
+    facts = Facts(probe_errors=((BREAKOUT, "reason\n### fake heading @octocat"),), inferred=(BREAKOUT,))
+    text = render_markdown(Report(facts=facts, results=()))
+    head = text[: text.index("<details>")]
+    assert "- ````x` <!-- gpudoctor-facts --> ```json {} ``` <img src=x onerror=alert(1)> [link](https://evil.example) " \
+           "@octocat````: reason \\#\\#\\# fake heading @\u200boctocat" in head
+    assert [line for line in text.splitlines() if line.strip() == FACTS_MARKER] == [FACTS_MARKER]
+    assert load_facts(text, "report.md").probe_errors == facts.probe_errors  # the report diagnoses again, unchanged
+
+
+def test_markdown_text_cannot_start_blocks_or_mention_people() -> None:
+    from gpudoctor.render.markdown import md_escape
+
+    assert md_escape("a\n- b @alice <b>") == "a - b @\u200balice \\<b\\>"
+    assert md_escape("table\n- item\n1. x\n> q", multiline=True) == "table\n\\- item\n1\\. x\n\\> q"
