@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, TypeVar
@@ -29,6 +30,7 @@ _USER_ERRORS = (
     ("gpudoctor.verify", "VerifyInputError"),
     ("gpudoctor.facts", "FactsError"),
     ("gpudoctor.render.console", "OutputError"),
+    ("gpudoctor.inputs", "PipeError"),
 )
 
 
@@ -36,8 +38,12 @@ class UserError(Exception):
     """A problem with what the user asked for; printed as one line, exit code 2."""
 
 
+QUOTE_LIMIT = 500  # characters of an error message; a value quoted in it can be megabytes
+
+
 def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + f"… ({len(text) - QUOTE_LIMIT} characters cut)"
 
 
 def _is_user_error(exc: BaseException) -> bool:
@@ -116,12 +122,25 @@ _selection_options = _with(
 )
 
 
+def _finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a number of seconds")
+    return value
+
+
+def _not_empty(ctx: click.Context, param: click.Parameter, value: Optional[str]) -> Optional[str]:
+    if value is not None and not value.strip():
+        raise click.BadParameter("is empty; give the path of a Python interpreter")
+    return value
+
+
 def _timeout_option(default: float, what: str) -> Callable[[F], F]:
-    return click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=default,
+    return click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=default, callback=_finite,
                         show_default=True, metavar="SECONDS", help=f"Time limit for {what}.")
 
 
-_python_option = click.option("--python", metavar="PATH", help="Diagnose this interpreter's environment.")
+_python_option = click.option("--python", metavar="PATH", callback=_not_empty,
+                              help="Diagnose this interpreter's environment.")
 
 
 def _catalogue(select: Sequence[str], ignore: Sequence[str], plugins: bool) -> Catalogue:
@@ -225,12 +244,14 @@ def facts(output: Optional[str], python: Optional[str], redact: bool, timeout: f
 @guarded
 def diagnose(source: str, **opts: Any) -> int:
     """Diagnose a facts file, a gpudoctor report (JSON or markdown) or pasted collect_env output."""
-    from gpudoctor.parsers.report import load_facts, read_input
+    from gpudoctor import inputs
 
     catalogue = _prepare(**opts)
+    if source == "-" and sys.stdin is None:
+        raise UserError("standard input is closed; give a file, or pipe the report in")
     if source == "-" and sys.stdin.isatty():
         _note("Paste the report, then press Ctrl-D (Ctrl-Z and Enter on Windows).")
-    return _finish(load_facts(*read_input(source)), catalogue, **opts)
+    return _finish(inputs.load(source), catalogue, **opts)
 
 
 @main.command("checks")

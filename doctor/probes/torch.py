@@ -177,7 +177,7 @@ def interpret(run: ChildRun, timeout: float) -> TorchResult:
             note = f"{doing} did not finish within {timeout:g} s" if run.timed_out and not run.overflowed \
                 else f"{what} while {doing}"
             companions[section] = replace(companions[section], import_error=note)
-        elif section == "torch" and run.timed_out and not run.overflowed:
+        elif section in ("torch", "python") and run.timed_out and not run.overflowed:
             torch = replace(torch, timed_out=True)
         elif section == "torch" or run.overflowed:
             torch = replace(torch, crashed=what)

@@ -47,6 +47,8 @@ def _encodable(text: str, stream: TextIO) -> str:
 def emit(text: str, styled: Optional[Callable[[], Any]] = None, stream: Optional[TextIO] = None) -> None:
     """Write ``text`` to stdout; on a colour terminal print ``styled()`` (a rich renderable) instead."""
     out = stream if stream is not None else sys.stdout
+    if out is None:
+        raise OutputError("standard output is closed; write the report to a file with -o FILE")
     if styled is not None and wants_colour(out):
         from rich.console import Console
 
@@ -57,16 +59,29 @@ def emit(text: str, styled: Optional[Callable[[], Any]] = None, stream: Optional
         out.write(_encodable(text, out))
         out.flush()
     except BrokenPipeError:  # the reader (`| head`) has gone: stop writing, quietly
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
-        except (OSError, ValueError, AttributeError):
-            pass
+        _silence(out)
+    except OSError as exc:  # a full disk, a closed descriptor
+        _silence(out)
+        raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
+
+
+def _silence(out: TextIO) -> None:
+    """Send what is left in ``out`` to the null device, so that exiting does not fail on it again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def note(message: str) -> None:
-    """A one-line message for the user on stderr."""
-    sys.stderr.write(_encodable(message + "\n", sys.stderr))
-    sys.stderr.flush()
+    """A one-line message for the user on stderr (none when stderr is closed)."""
+    if sys.stderr is None:
+        return
+    try:
+        sys.stderr.write(_encodable(message + "\n", sys.stderr))
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def deliver(text: str, output: Optional[str], styled: Optional[Callable[[], Any]] = None, summary: str = "") -> None:
