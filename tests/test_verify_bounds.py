@@ -37,3 +37,24 @@ def test_an_endless_worker_is_stopped_at_the_cap_under_a_memory_limit(shell: str
 def test_garbage_kept_is_bounded() -> None:
     outcome = launch.run([sys.executable, "-c", "for i in range(1000): print('junk', i)"], 600, lambda r: None)
     assert len(outcome.garbage) == launch.GARBAGE_KEPT
+
+
+WRONG = ([1], {"a": 1}, "text", True, float("nan"), 10**30, None)
+
+
+def test_wrong_typed_worker_records_never_break_the_progress_view() -> None:
+    from gpudoctor import progress
+
+    base = [
+        {"event": "hello", "torch": "2.6.0", "python": "3.11", "cuda_available": True,
+         "devices": [{"device": "cuda:0", "name": "GPU"}]},
+        {"event": "stage", "stage": "train", "device": "cuda:0", "model": "fnn"},
+        {"event": "progress", "device": "cuda:0", "model": "fnn", "step": 3, "total": 10, "samples_per_s": 5.0},
+        {"event": "run", "device": "cuda:0", "model": "fnn", "complete": True, "accuracy": 0.9},
+    ]
+    for index, record in enumerate(base):
+        for key in record:
+            for wrong in WRONG:
+                with progress.View(enabled=True) as view:
+                    for i, rec in enumerate(base):
+                        view.record(dict(rec, **{key: wrong}) if i == index else rec)
