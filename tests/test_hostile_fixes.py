@@ -92,3 +92,17 @@ def test_validators_accept_real_values_and_refuse_shell_syntax() -> None:
 
 def test_quoted_posix_words_keep_the_value() -> None:
     assert quote("/opt/my drivers/x", Shell.POSIX) == "'/opt/my drivers/x'"
+
+
+def test_the_damaged_dataset_fix_keeps_the_data_dir_and_refuses_a_hostile_one() -> None:
+    from gpudoctor.checks import verify as verify_checks
+    from gpudoctor.verify_facts import VerifyFacts
+
+    fix = verify_checks._data_fix(Facts(), VerifyFacts(dataset="mnist", data_dir="/srv/my data"))
+    assert fix.commands == ("mv '/srv/my data/MNIST' '/srv/my data/MNIST.damaged'",
+                            "gpudoctor verify --train mnist --data-dir '/srv/my data'")
+    hostile = verify_checks._data_fix(Facts(), VerifyFacts(dataset="mnist", data_dir="/srv/x$(touch /tmp/p)"))
+    assert hostile.commands == ()
+    windows = Facts(platform=PlatformFacts(system="Windows"))
+    assert verify_checks._data_fix(windows, VerifyFacts(dataset="mnist", data_dir="C:\\data")).commands == (
+        "Move-Item C:\\data/MNIST C:\\data/MNIST.damaged", "gpudoctor verify --train mnist --data-dir C:\\data")
