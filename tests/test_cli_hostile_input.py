@@ -98,3 +98,20 @@ def test_an_interpreter_that_hangs_before_its_first_record_is_an_error(tmp_path:
     assert torch_row.status is Status.FAIL
 
 
+
+
+@pytest.mark.parametrize("gpu, message", [
+    ({"index": 2**63}, "gpus[0].index is out of range (19 digits)"),
+    ({"index": 0, "memory_total_mib": 10**30}, "gpus[0].memory_total_mib is out of range (31 digits)"),
+])
+def test_integers_past_64_bits_are_an_input_error(gpu: dict, message: str, tmp_path: Path) -> None:
+    (tmp_path / "in.json").write_text(json.dumps({"meta": {"schema": 1}, "gpus": [gpu]}), encoding="utf-8")
+    _one_line_error(_run(["diagnose", "in.json"], tmp_path), "error: in.json:")
+    assert message in _run(["diagnose", "in.json"], tmp_path).stderr
+
+
+def test_a_nan_in_a_facts_file_is_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / "in.json").write_text('{"meta": {"schema": 1}, "verify": {"runs": [{"accuracy": NaN}]}}',
+                                      encoding="utf-8")
+    _one_line_error(_run(["diagnose", "in.json"], tmp_path), "error: in.json:")
+    assert "verify.runs[0].accuracy must be a finite number, got nan" in _run(["diagnose", "in.json"], tmp_path).stderr
