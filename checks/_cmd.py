@@ -14,7 +14,7 @@ from gpudoctor.facts import Facts
 from gpudoctor.model import Fix
 from gpudoctor.shell import CONTROL, Shell, UnsafeValue, join, set_env, unset_env
 
-__all__ = ["shell_of", "printable", "command", "python", "export", "unset", "fix"]
+__all__ = ["command", "export", "fix", "printable", "python", "shell_of", "unset"]
 
 
 def shell_of(facts: Facts) -> Shell:

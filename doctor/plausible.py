@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-__all__ = ["gpu_selector", "gpu_selectors", "path", "path_list", "pci_bus_id", "version", "requirement", "env_name", "env_value"]
+__all__ = ["env_name", "env_value", "gpu_selector", "gpu_selectors", "path", "path_list", "pci_bus_id", "requirement", "version"]
 
 _MAX = 4096
 _HEX = r"[0-9A-Fa-f]"

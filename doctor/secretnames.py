@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_secret_name", "SECRET_PARAMETER"]
+__all__ = ["SECRET_PARAMETER", "is_secret_name"]
 
 _WORDS = frozenset(
     """TOKEN TOKENS SECRET SECRETS PASS PASSWORD PASSWORDS PASSWD PASSPHRASE PWD KEY KEYS APIKEY AUTH

@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from gpudoctor import bounded
 from gpudoctor.probes.child_process import OUTPUT_CAP, spawn
 from gpudoctor.probes.command import run_command

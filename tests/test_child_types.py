@@ -7,7 +7,6 @@ import sys
 from typing import Any, Dict, List
 
 import pytest
-
 from gpudoctor.facts import Facts, PlatformFacts
 from gpudoctor.model import Report
 from gpudoctor.probes.child_process import ChildRun, spawn

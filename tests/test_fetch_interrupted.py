@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-
 from gpudoctor import fetch
 
 BODY = b"x" * 200_000
@@ -21,7 +20,7 @@ BODY = b"x" * 200_000
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def do_GET(self) -> None:  # noqa: N802 - the http.server name
+    def do_GET(self) -> None:
         if "whole" in self.path:
             self.send_response(200)
             self.send_header("Content-Length", str(len(BODY)))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-
 from checkhelp import load
 from gpudoctor import plausible
 from gpudoctor.checks import device_map, libs, platform

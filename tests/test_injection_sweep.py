@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, Iterator, List, Set, Tuple
 
 import pytest
-
 from gpudoctor.facts import Facts
 from gpudoctor.model import Status
 from gpudoctor.registry import discover
@@ -28,7 +27,6 @@ PAYLOADS = (
     f"\necho>{MARK}6\n",
 )
 SINGLE_QUOTES = "'\u2018\u2019\u201a\u201b"
-DOUBLE_QUOTES = "\"\u201c\u201d\u201e"
 CATALOGUE = discover(plugins=False)
 
 Path_ = Tuple[Any, ...]
@@ -110,11 +108,8 @@ def powershell_exposed(command: str) -> str:
                 i += 1
             out.append("''")
             i += 1
-        else:
-            if ch in DOUBLE_QUOTES or ch == "`":
-                out.append(ch)
-            else:
-                out.append(ch)
+        else:  # double-quoted text, backticks and bare words: PowerShell expands or runs what is there
+            out.append(ch)
             i += 1
     return "".join(out)
 

@@ -9,7 +9,6 @@ from typing import Any, Dict
 
 import pytest
 from click.testing import CliRunner
-
 from gpudoctor.cli import main
 from gpudoctor.facts import EnvFacts, Facts, LibraryFacts
 from gpudoctor.textsafe import json_text, visible
@@ -28,7 +27,7 @@ def test_control_characters_and_bad_bytes_are_spelled_out() -> None:
 
 @pytest.mark.parametrize("args", [["facts"], ["check", "--format", "markdown"], ["check", "--format", "json"],
                                   ["check", "--format", "terminal"]])
-def test_bytes_that_are_not_utf8_are_written_escaped(calls: Dict[str, Any], tmp_path: Path,  # noqa: F811
+def test_bytes_that_are_not_utf8_are_written_escaped(calls: Dict[str, Any], tmp_path: Path,
                                                      args: list) -> None:
     facts: Facts = calls["facts"]
     calls["facts"] = dataclasses.replace(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from gpudoctor.facts import EnvFacts, Facts, TorchFacts
 from gpudoctor.probes.env import probe_env
 from gpudoctor.redact import Identity, redact

@@ -7,7 +7,6 @@ import sys
 import textwrap
 
 import pytest
-
 from gpudoctor import launch
 
 STAGE = '{"event": "stage", "stage": "train", "device": "cuda:0", "model": "fnn"}'
