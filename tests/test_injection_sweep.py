@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 from pathlib import Path
 from typing import Any, Iterator, List, Set, Tuple
@@ -25,6 +26,7 @@ MARK = "PWNED"
 PAYLOADS = (
     f";echo>./{MARK}1;$(echo>{MARK}2)`echo>{MARK}3`'\";echo>{MARK}4;#'&echo>{MARK}5|",
     f"\necho>{MARK}6\n",
+    f" ' {MARK}7 '",  # plausible for a path: only quoting keeps it one word
 )
 SINGLE_QUOTES = "'\u2018\u2019\u201a\u201b"
 CATALOGUE = discover(plugins=False)
@@ -139,16 +141,24 @@ def _run_posix(commands: Set[str], tmp_path: Path) -> List[str]:
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS.glob("*.json")), ids=lambda p: p.stem)
 def test_no_payload_in_the_facts_runs_from_a_fix(scenario: Path, tmp_path: Path) -> None:
     data = _defanged(json.loads(scenario.read_text(encoding="utf-8")))
-    windows = (data.get("platform", {}).get("system") or "").lower() == "windows"
-    carrying: Set[str] = set()
+    posix: Set[str] = set()
+    powershell: Set[str] = set()
     crashed: Set[str] = set()
     for variant in _variants(data):
         commands, crashes = _commands(variant)
-        carrying.update(c for c in commands if MARK in c)
+        windows = (variant.get("platform", {}).get("system") or "").lower() == "windows"
+        (powershell if windows else posix).update(c for c in commands if MARK in c)
         crashed.update(crashes)
     assert not crashed
-    if windows:
-        exposed = [c for c in sorted(carrying) if MARK in powershell_exposed(c)]
-        assert exposed == []
-    else:
-        assert _run_posix(carrying, tmp_path) == []
+    assert [c for c in sorted(powershell) if MARK in powershell_exposed(c)] == []
+    split = [c for c in sorted(posix) if "$(" not in c and f"{MARK}7" in _posix_words(c)]  # shlex cannot read $(...)
+    assert split == []
+    assert _run_posix(posix, tmp_path) == []
+
+
+def _posix_words(command: str) -> List[str]:
+    """The words sh would split ``command`` into (unparsable text counts as no words)."""
+    try:
+        return shlex.split(command, comments=True)
+    except ValueError:
+        return []
