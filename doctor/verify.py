@@ -85,7 +85,7 @@ def run_verify(
             raise VerifyInputError(f"--device {target}: {fatal.get('error')}")
         hello = first.first(HELLO)
         if all_devices and hello:
-            for extra in hello.get("devices", [])[1:]:
+            for extra in _items(hello, "devices")[1:]:
                 start(_Job(str(extra.get("device")), str(extra.get("device"))))
         # the CPU baseline, unless the first worker's failure would only repeat itself there
         if fatal is None or fatal.get("kind") not in ("import", "start", "data"):
@@ -149,6 +149,12 @@ def _prepare_data(dataset: str, data_dir: Optional[str], progress: bool) -> str:
     return str(root)
 
 
+def _items(record: Dict[str, Any], key: str) -> List[Dict[str, Any]]:
+    """The objects listed under ``key`` in a worker record; a value of another type lists nothing."""
+    value = record.get(key)
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
 def _valid(section: Dict[str, Any]) -> bool:
     """Whether ``section`` fits the verify schema (a worker's record may not)."""
     try:
@@ -163,7 +169,7 @@ def _device_section(outcome: launch.Outcome, hello: Optional[Dict[str, Any]]) ->
     label = (smoke or {}).get("device") or next((s["device"] for s in outcome.events(STAGE) if s.get("device")), None)
     if label is None or label == "cpu":
         return None
-    info = next((d for d in (hello or {}).get("devices", []) if d.get("device") == label), {})
+    info = next((d for d in _items(hello or {}, "devices") if d.get("device") == label), {})
     section: Dict[str, Any] = {k: info.get(k) for k in ("name", "compute_capability", "total_memory_mib", "pci_bus_id")}
     failure = outcome.failure()
     section.update(
@@ -175,8 +181,8 @@ def _device_section(outcome: launch.Outcome, hello: Optional[Dict[str, Any]]) ->
         section.update(smoke_ok=bool(smoke.get("ok")), smoke_error=smoke.get("error"))
     section["parity"] = [p for p in outcome.events(PARITY) if _valid({"devices": [{"parity": [p]}]})]
     bench = outcome.first(BENCH) or {}
-    section["matmul"] = [m for m in bench.get("matmul", []) if _valid({"devices": [{"matmul": [m]}]})]
-    section["copies"] = [c for c in bench.get("copies", []) if _valid({"devices": [{"copies": [c]}]})]
+    section["matmul"] = [m for m in _items(bench, "matmul") if _valid({"devices": [{"matmul": [m]}]})]
+    section["copies"] = [c for c in _items(bench, "copies") if _valid({"devices": [{"copies": [c]}]})]
     if not _valid({"devices": [section]}):
         section = {"device": label, "error": "the worker's device description did not fit the facts schema"}
     return section

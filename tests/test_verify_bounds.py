@@ -57,3 +57,17 @@ def test_wrong_typed_worker_records_never_break_the_progress_view() -> None:
                 with progress.View(enabled=True) as view:
                     for i, rec in enumerate(base):
                         view.record(dict(rec, **{key: wrong}) if i == index else rec)
+
+
+@pytest.mark.parametrize("wrong", WRONG)
+def test_wrong_typed_device_lists_from_a_worker_are_dropped(wrong: object) -> None:
+    from gpudoctor import verify
+
+    outcome = launch.Outcome(records=[
+        {"event": "smoke", "device": "cuda:0", "ok": True},
+        {"event": "bench", "matmul": wrong, "copies": [wrong]},
+        {"event": "done"},
+    ])
+    section = verify._device_section(outcome, {"event": "hello", "devices": wrong})
+    assert section is not None and section["device"] == "cuda:0"
+    assert section["matmul"] == [] and all(isinstance(c, dict) for c in section["copies"])
