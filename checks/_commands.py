@@ -7,19 +7,17 @@ from typing import Iterable, Optional, Sequence
 
 from gpudoctor import compat
 from gpudoctor.facts import Facts
-from gpudoctor.shell import Shell, UnsafeValue, join, quote
+from gpudoctor import plausible
+from gpudoctor.checks._cmd import shell_of
+from gpudoctor.shell import CONTROL as _CONTROL
+from gpudoctor.shell import UnsafeValue, join, quote, set_env
+from gpudoctor.shell import unset_env as _unset_env
 
 split_version = compat.split_local_version  # "2.6.0+cu126" -> ("2.6.0", "cu126"); no local part -> (version, None)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def is_windows(facts: Facts) -> bool:
     return (facts.platform.system or "").lower() == "windows"
-
-
-def shell_of(facts: Facts) -> Shell:
-    """The shell the printed commands are for: PowerShell on Windows, POSIX sh elsewhere."""
-    return Shell.POWERSHELL if is_windows(facts) else Shell.POSIX
 
 
 def shell_quote(facts: Facts, word: str) -> str:
@@ -41,17 +39,19 @@ def render(facts: Facts, argv: Sequence[str]) -> str:
 
 def python(facts: Facts) -> str:
     """The target interpreter as the first word of a command; ``python`` when it is not known or unusable."""
+    return render(facts, [_interpreter(facts)])
+
+
+def _interpreter(facts: Facts) -> str:
+    """The target interpreter's path when it is a plausible one, else ``python``."""
     exe = facts.platform.python_executable
-    if not exe or _CONTROL.search(exe):
-        return "python"
-    return render(facts, [exe])
+    return exe if exe and not _CONTROL.search(exe) and plausible.path(exe) else "python"
 
 
 def pip_install(facts: Facts, requirements: Iterable[str], index_url: Optional[str] = None,
                 force_reinstall: bool = False, upgrade: bool = False) -> str:
     """``<python> -m pip install [--force-reinstall|--upgrade] REQ... [--index-url URL]`` for the target interpreter."""
-    exe = facts.platform.python_executable
-    words = [exe if exe and not _CONTROL.search(exe) else "python", "-m", "pip", "install"]
+    words = [_interpreter(facts), "-m", "pip", "install"]
     if force_reinstall:
         words.append("--force-reinstall")
     elif upgrade:
@@ -113,14 +113,9 @@ def installed_version(facts: Facts, name: str) -> Optional[str]:
 
 
 def export_env(facts: Facts, name: str, value: str) -> str:
-    """Set an environment variable in the user's shell."""
-    if is_windows(facts):
-        quoted = shell_quote(facts, value)  # always quoted: a bare 0,1 is an array in PowerShell
-        return f"$env:{name}=" + (quoted if quoted.startswith("'") else f"'{quoted}'")
-    return f"export {name}={shell_quote(facts, value)}"
+    """Set an environment variable in the user's shell (control characters in the value shown as ``?``)."""
+    return set_env(name, _CONTROL.sub("?", value), shell_of(facts))
 
 
 def unset_env(facts: Facts, name: str) -> str:
-    if is_windows(facts):
-        return f"Remove-Item Env:{name}"
-    return f"unset {name}"
+    return _unset_env(name, shell_of(facts))

@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from gpudoctor.checks import _fix
+from gpudoctor import plausible
+from gpudoctor.checks import _cmd
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, need, skip
+from gpudoctor.shell import Shell, quote
 
 CUDA_ENV_DOCS = "https://docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/environment-variables.html"
 MIG_GUIDE = "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/"
@@ -136,9 +138,9 @@ def device_order(facts: Facts) -> Iterator[Finding]:
     evidence = ("gpus", "env.variables") + (("torch.devices",) if observed is not None else ())
     uuids = [g.uuid for g in expected if g.uuid]
     pin = (
-        _fix.export_env(facts, "CUDA_VISIBLE_DEVICES", ",".join(uuids))
-        if expected and len(uuids) == len(expected) else "nvidia-smi -L"
-    )
+        _cmd.export(facts, "CUDA_VISIBLE_DEVICES", ",".join(uuids))
+        if expected and len(uuids) == len(expected) and plausible.gpu_selectors(uuids) else None
+    ) or "nvidia-smi -L"
     differs = [i for i, (a, e) in enumerate(zip(actual, expected)) if a is not e]
     guessing = observed is None and mixed and not certain
     if not pci_bus_order and (differs or guessing):
@@ -155,10 +157,10 @@ def device_order(facts: Facts) -> Iterator[Finding]:
             summary=f"{what}: {order_text}{cvd_text}{models}; required: CUDA_DEVICE_ORDER=PCI_BUS_ID, "
             "so cuda:N and CUDA_VISIBLE_DEVICES indices follow nvidia-smi",
             detail=table,
-            fix=Fix(
+            fix=_cmd.fix(
                 "Number CUDA devices in PCI bus order like nvidia-smi (set it before the process starts), "
                 "or select GPUs by UUID, which no ordering changes.",
-                (_fix.export_env(facts, "CUDA_DEVICE_ORDER", "PCI_BUS_ID"), pin),
+                (_cmd.export(facts, "CUDA_DEVICE_ORDER", "PCI_BUS_ID"), pin), "",
             ),
             links=(CUDA_ENV_DOCS,),
             evidence=evidence,
@@ -173,6 +175,14 @@ def device_order(facts: Facts) -> Iterator[Finding]:
             links=(CUDA_ENV_DOCS,),
             evidence=evidence,
         )
+
+
+def _per_process(facts: Facts, named: Sequence[str]) -> Tuple[Optional[str], ...]:
+    """``CUDA_VISIBLE_DEVICES=MIG-... python train.py`` per named instance; None for a name that is no MIG UUID."""
+    if _cmd.shell_of(facts) is not Shell.POSIX:
+        return tuple(_cmd.export(facts, "CUDA_VISIBLE_DEVICES", t) if plausible.gpu_selector(t) else None for t in named)
+    return tuple(f"CUDA_VISIBLE_DEVICES={quote(t, Shell.POSIX)} python train.py" if plausible.gpu_selector(t) else None
+                 for t in named)
 
 
 def _mig_capable(name: Optional[str]) -> bool:
@@ -217,14 +227,15 @@ def mig(facts: Facts) -> Iterator[Finding]:
     strangers = [t for t in named if "/" not in t and not any(k.startswith(t.lower()) for k in known)]
     listing = "\n".join(f"GPU {g.index} ({g.name}): {uuid}" for g, uuid in instances)
     first = instances[0][1]
+    pick = _cmd.export(facts, "CUDA_VISIBLE_DEVICES", first) if plausible.gpu_selector(first) else None
+    by_uuid = "Set CUDA_VISIBLE_DEVICES to the MIG UUID that nvidia-smi -L prints for the instance."
     if strangers:
         yield Finding(
             code="devices.mig",
             severity=Severity.ERROR,
             summary=f"CUDA_VISIBLE_DEVICES names {strangers[0]}, which is not a MIG instance on this machine",
             detail=f"MIG instances here:\n{listing}",
-            fix=Fix("Name an existing instance (nvidia-smi -L lists them).",
-                    ("nvidia-smi -L", _fix.export_env(facts, "CUDA_VISIBLE_DEVICES", first))),
+            fix=_cmd.fix("Name an existing instance (nvidia-smi -L lists them).", ("nvidia-smi -L", pick), by_uuid),
             links=(MIG_GUIDE,),
             evidence=("env.variables", "gpus"),
         )
@@ -236,8 +247,8 @@ def mig(facts: Facts) -> Iterator[Finding]:
             f"one: {named[0]}",
             detail="Run one process per MIG instance, each with its own CUDA_VISIBLE_DEVICES.\n"
             f"MIG instances here:\n{listing}",
-            fix=Fix("Give each process one instance.",
-                    tuple(f"CUDA_VISIBLE_DEVICES={t} python train.py" for t in named)),
+            fix=_cmd.fix("Give each process one instance.", _per_process(facts, named),
+                         "Start each process with CUDA_VISIBLE_DEVICES set to one MIG UUID from nvidia-smi -L."),
             links=(MIG_GUIDE,),
             evidence=("env.variables", "gpus"),
         )
@@ -248,7 +259,7 @@ def mig(facts: Facts) -> Iterator[Finding]:
             severity=Severity.INFO,
             summary=f"MIG is on: {len(instances)} instance(s); a CUDA process uses one of them ({chosen}) as cuda:0",
             detail=f"Select an instance by UUID:\n{listing}",
-            fix=Fix("Pick the instance per process.", (_fix.export_env(facts, "CUDA_VISIBLE_DEVICES", first),)),
+            fix=_cmd.fix("Pick the instance per process.", (pick,), by_uuid),
             links=(MIG_GUIDE,),
             evidence=("gpus", "env.variables"),
         )

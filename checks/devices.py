@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Tuple
 
-from gpudoctor.checks import _fix
+from gpudoctor import plausible
+from gpudoctor.checks import _cmd, _fix
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, Skip, check
@@ -111,15 +112,16 @@ def _gpu_list(gpus: Tuple[Gpu, ...]) -> str:
 
 
 def _fix_for(facts: Facts, count: int, keep: Optional[str] = None) -> Fix:
-    commands = [_fix.unset_env(facts, VAR)]
+    commands = [_cmd.unset(facts, VAR)]
     if keep:
-        commands.append(_fix.export_env(facts, VAR, keep))
+        plain = plausible.gpu_selectors(t.strip() for t in keep.split(","))
+        commands.append(_cmd.export(facts, VAR, keep) if plain else None)
     elif count > 0:
-        commands.append(_fix.export_env(facts, VAR, _fix.ordinal_list(count)))
-    return Fix(
+        commands.append(_cmd.export(facts, VAR, _fix.ordinal_list(count)))
+    return _cmd.fix(
         "Unset the variable to use every GPU, or list only GPUs that exist. Set it before Python starts: "
         "CUDA reads it once, when it initialises.",
-        tuple(commands),
+        commands, "List the GPU indices or UUIDs that nvidia-smi -L shows.",
     )
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Iterator, List
+from typing import Iterator, List, Optional
 
-from gpudoctor.checks import _fix
+from gpudoctor import plausible
+from gpudoctor.checks import _cmd, _fix
 from gpudoctor.checks import packages as pk
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
@@ -32,32 +33,41 @@ def _kind(facts: Facts, site: str) -> str:
     return "conda environment" if re.search(r"conda|mamba|miniforge", site, re.IGNORECASE) else "site-packages"
 
 
-def _move_aside(facts: Facts, torch_dir: str) -> str:
-    q = _fix.shell_quote(facts, torch_dir)
-    return f"Rename-Item {q} torch.stray" if _fix.is_windows(facts) else f"mv {q} {_fix.shell_quote(facts, torch_dir + '.stray')}"
+def _move_aside(facts: Facts, torch_dir: str) -> Optional[str]:
+    if not plausible.path(torch_dir):
+        return None
+    if _fix.is_windows(facts):
+        return _cmd.command(facts, ["Rename-Item", torch_dir, "torch.stray"])
+    return _cmd.command(facts, ["mv", torch_dir, torch_dir + ".stray"])
 
 
 def _removal(facts: Facts, torch_dir: str, imported: bool) -> Fix:
     """How to take one torch directory off the path: edit PYTHONPATH, pip uninstall it, or move it aside."""
     site = pk.parent(torch_dir)
     kind = _kind(facts, site)
+    aside = "Rename that torch folder (for example to torch.stray)."
     if kind == "PYTHONPATH":
         rest = [e for e in _pythonpath(facts) if e.rstrip("\\/") != site]
         sep = ";" if _fix.is_windows(facts) else ":"
-        command = _fix.export_env(facts, "PYTHONPATH", sep.join(rest)) if rest else _fix.unset_env(facts, "PYTHONPATH")
-        return Fix(f"Take {site} out of PYTHONPATH, here and in the profile that sets it.", (command,))
+        command = (_cmd.export(facts, "PYTHONPATH", sep.join(rest)) if plausible.path_list(rest) else None) if rest \
+            else _cmd.unset(facts, "PYTHONPATH")
+        return _cmd.fix(f"Take {site} out of PYTHONPATH, here and in the profile that sets it.", (command,),
+                        "Remove it from the setting that names it.")
     if not any(d.location and d.location.rstrip("\\/") == site for d in facts.packages if pk.normalise(d.name) == "torch"):
-        return Fix(f"{torch_dir} is not an installed distribution (a copied or source tree): move it aside.",
-                   (_move_aside(facts, torch_dir),))
+        return _cmd.fix(f"{torch_dir} is not an installed distribution (a copied or source tree): move it aside.",
+                        (_move_aside(facts, torch_dir),), aside)
     if kind == "user site" and imported:
         return Fix("Uninstall the user-site torch; pip removes the first torch on the path, which is this one.",
                    (f"{_fix.python(facts)} -m pip uninstall -y torch",))
     owner = re.match(r"^(.*)/lib/python([\d.]+)/site-packages$", site)
     if owner is None or kind == "user site":
-        return Fix(f"Move {torch_dir} aside.", (_move_aside(facts, torch_dir),))
+        return _cmd.fix(f"Move {torch_dir} aside.", (_move_aside(facts, torch_dir),), aside)
     conda = f" (if conda installed it: conda remove -p {owner.group(1)} pytorch)" if "conda" in kind else ""
-    return Fix(f"Uninstall the torch in {site} with the Python it belongs to{conda}.",
-               (f"{_fix.shell_quote(facts, f'{owner.group(1)}/bin/python{owner.group(2)}')} -m pip uninstall -y torch",))
+    interpreter = f"{owner.group(1)}/bin/python{owner.group(2)}"
+    uninstall = _cmd.command(facts, [interpreter, "-m", "pip", "uninstall", "-y", "torch"]) \
+        if plausible.path(interpreter) else None
+    return _cmd.fix(f"Uninstall the torch in {site} with the Python it belongs to{conda}.", (uninstall,),
+                    "Run pip uninstall torch with the python of that environment.")
 
 
 def _listed_twice(facts: Facts, listed: List[str]) -> Iterator[Finding]:

@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Tuple
 
-from gpudoctor.checks import _fix
+from gpudoctor import plausible
+from gpudoctor.checks import _cmd, _fix
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, need
@@ -153,6 +154,11 @@ def _var_finding(facts: Facts, name: str, summary: str, detail: str) -> Finding:
     )
 
 
+def _visible(facts: Facts, value: str) -> Optional[str]:
+    selectors = [t.strip() for t in value.split(",")]
+    return _cmd.export(facts, "CUDA_VISIBLE_DEVICES", value) if plausible.gpu_selectors(selectors) else None
+
+
 @check("env.cuda-vars", "CUDA environment variables")
 def cuda_vars(facts: Facts) -> Iterator[Finding]:
     env = facts.env
@@ -176,13 +182,14 @@ def cuda_vars(facts: Facts) -> Iterator[Finding]:
         if problem is None:
             continue
         better = suggest_alloc_conf(value or "")
-        commands = (_fix.export_env(facts, name, better),) if better else (_fix.unset_env(facts, name),)
+        commands = (_cmd.export(facts, name, better),) if better else (_cmd.unset(facts, name),)
         yield Finding(
             "env.cuda-vars", Severity.ERROR,
             f"{name}={value} is malformed at {problem.token!r}: {problem.message}; torch raises at the first "
             "CUDA memory allocation",
             f"Options are comma-separated KEY:VALUE pairs; known keys: {', '.join(KNOWN_KEYS)}.",
-            Fix("Set the corrected value." if better else "Unset it, or fix the option named above.", commands),
+            _cmd.fix("Set the corrected value." if better else "Unset it, or fix the option named above.", commands,
+                     "Write the options as KEY:VALUE pairs by hand."),
             (ALLOC_CONF_DOCS,), ("env.variables",),
         )
     init_error = facts.torch.init_error or ""
@@ -196,9 +203,9 @@ def cuda_vars(facts: Facts) -> Iterator[Finding]:
                "possible cause; required: the variable set before the process starts"),
             "CUDA reads CUDA_VISIBLE_DEVICES once, when it initialises; setting os.environ after the first "
             "torch.cuda call has no effect or breaks initialisation.",
-            None if live else Fix(
+            None if live else _cmd.fix(
                 "Set it in the shell (or at the very top of the script, before importing torch).",
-                (_fix.export_env(facts, "CUDA_VISIBLE_DEVICES", env.get("CUDA_VISIBLE_DEVICES") or "0"),)),
+                (_visible(facts, env.get("CUDA_VISIBLE_DEVICES") or "0"),), "Set it to the GPU indices or UUIDs to use."),
             (CUDA_ENV_DOCS,), ("torch.init_error", "meta.source"),
         )
 

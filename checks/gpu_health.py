@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Iterator, List, Optional, Tuple
 
-from gpudoctor.checks import _fix
+from gpudoctor import plausible
+from gpudoctor.checks import _cmd, _fix
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, need, skip
@@ -250,7 +251,9 @@ def pcie_link(facts: Facts) -> Iterator[Finding]:
                 None, (NVIDIA_SMI_DOCS,), evidence))
         else:
             bus = g.pci_bus_id or ""
-            lspci = f"sudo lspci -vv -s {bus[-12:] if len(bus) > 12 else bus} | grep -E 'LnkCap|LnkSta'"
+            short = bus[-12:] if len(bus) > 12 else bus
+            plain = plausible.pci_bus_id(bus) and _cmd.command(facts, ["sudo", "lspci", "-vv", "-s", short])
+            lspci = f"{plain} | grep -E 'LnkCap|LnkSta'" if plain else ""
             found.append(Finding(
                 "gpu.pcie-link", Severity.WARNING,
                 f"{_label(g)} is busy ({g.utilization_percent}% utilization) but its PCIe link runs at {link}; "
@@ -261,7 +264,7 @@ def pcie_link(facts: Facts) -> Iterator[Finding]:
                     "PCIe setting in the BIOS.",
                     (f"nvidia-smi -i {g.index} --query-gpu=pcie.link.gen.current,pcie.link.gen.max,"
                      "pcie.link.width.current,pcie.link.width.max,utilization.gpu --format=csv",)
-                    + ((lspci,) if bus and not _fix.is_windows(facts) else ())),
+                    + ((lspci,) if lspci and not _fix.is_windows(facts) else ())),
                 (NVIDIA_SMI_DOCS,), evidence))
     yield from _finish(found, unknown, "the PCIe link state under load")
 

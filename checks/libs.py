@@ -5,17 +5,20 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from gpudoctor.checks import _fix
+from gpudoctor import plausible
+from gpudoctor.checks import _cmd, _fix
 from gpudoctor.checks import packages as pk
 from gpudoctor.checks import toolkit as tk
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, skip
+from gpudoctor.shell import Shell, UnsafeValue, literal
 
 SHADOW_LINKS = ("https://github.com/pytorch/pytorch/issues/119989", "https://github.com/pytorch/pytorch/issues/104591")
 MISSING_LINKS = ("https://github.com/pytorch/pytorch/issues/104259", "https://github.com/pytorch/pytorch/issues/96595")
 MIXED_LINKS = ("https://docs.nvidia.com/cuda/cuda-installation-guide-linux/#pip-wheels",)
 
+UNINSTALL_IN_WORDS = "Uninstall the wheels listed above with pip uninstall."
 _TORCH_OWN = ("libtorch", "libc10", "libshm", "libcaffe2", "libgomp", "libnvfuser")
 _LIB_ERRORS = re.compile(r"cuDNN version incompatibility|undefined symbol|cannot open shared object file|Unable to load any of")
 _CUDNN_INCOMPAT = re.compile(r"compiled\s+against \(([\d, ]+)\) but found runtime version \(([\d, ]+)\)")
@@ -65,22 +68,37 @@ def _suspect(facts: Facts) -> Tuple[str, Optional[str]]:
 
 
 def _shadow_fix(facts: Facts, variable: str, entry: Optional[str]) -> Fix:
+    words = "Remove it from the setting that names it."
     if variable == "LD_LIBRARY_PATH" and entry is not None:
         rest = [e for e in facts.libraries.ld_library_path if e != entry]
-        command = _fix.export_env(facts, variable, ":".join(rest)) if rest else _fix.unset_env(facts, variable)
-        return Fix(f"Take {entry} out of LD_LIBRARY_PATH, here and in the profile or module file that sets it.", (command,))
+        command = (_cmd.export(facts, variable, ":".join(rest)) if plausible.path_list(rest) else None) if rest \
+            else _cmd.unset(facts, variable)
+        return _cmd.fix(f"Take {entry} out of LD_LIBRARY_PATH, here and in the profile or module file that sets it.",
+                        (command,), words)
     if variable == "ldconfig" and entry is not None:
-        return Fix(
+        grep = _cmd.command(facts, ["grep", "-rlF", entry, "/etc/ld.so.conf", "/etc/ld.so.conf.d"]) \
+            if plausible.path(entry) else None
+        return _cmd.fix(
             f"Remove {entry} from the loader cache: delete it from the file under /etc/ld.so.conf.d that names it, then rebuild.",
-            (f"grep -rlF {_fix.shell_quote(facts, entry)} /etc/ld.so.conf /etc/ld.so.conf.d", "sudo ldconfig"),
+            (grep, "sudo ldconfig"), "Look for the folder in the files under /etc/ld.so.conf.d.",
         )
     if variable == "PATH" and entry is not None:
-        remove = f"$env:Path = ($env:Path -split ';' | Where-Object {{ $_ -ne '{entry}' }}) -join ';'"
-        return Fix(f"Take {entry} out of PATH, here and in the system settings.", (remove,))
+        return _cmd.fix(f"Take {entry} out of PATH, here and in the system settings.", (_path_without(entry),), words)
     if variable == "LD_PRELOAD":
-        return Fix("Stop preloading that library.", (_fix.unset_env(facts, variable),))
+        return _cmd.fix("Stop preloading that library.", (_cmd.unset(facts, variable),), words)
     trace = f"LD_DEBUG=libs {_fix.python(facts)} -c 'import torch' 2>&1 | grep -E 'cudnn|cublas|cudart|nccl'"
     return Fix("Find the setting that makes the loader pick that copy and remove it; the loader's trace shows each search.", (trace,))
+
+
+def _path_without(entry: str) -> Optional[str]:
+    """PowerShell: PATH for this session without ``entry``; None when the entry is not a plausible folder."""
+    if not plausible.path(entry):
+        return None
+    try:
+        folder = literal(entry, Shell.POWERSHELL)
+    except UnsafeValue:
+        return None
+    return f"$env:Path = ($env:Path -split ';' | Where-Object {{ $_ -ne {folder} }}) -join ';'"
 
 
 def _failed_beside_copies(facts: Facts, texts: str) -> Iterator[Finding]:
@@ -181,24 +199,31 @@ def mixed_cuda_majors(facts: Facts) -> Iterator[Finding]:
     if not shown or (torch_major is None and len(by_major) < 2):
         return
     listed = "; ".join(f"CUDA {m}: {', '.join(sorted(d))}" for m, d in sorted(shown.items()))
-    uninstall = {m: f"{_fix.python(facts)} -m pip uninstall -y " + " ".join(sorted(i.split(" ")[0] for i in d)) for m, d in shown.items()}
+    uninstall = {m: _uninstall(facts, sorted(i.split(" ")[0] for i in d)) for m, d in shown.items()}
     if torch_major is not None:
         reinstall = pk.torch_reinstall(facts)
         summary = f"nvidia-* wheels of another CUDA major than torch's CUDA {torch_major}: {listed}"
         required = f"only CUDA {torch_major} libraries beside torch {pk.torch_version(facts)}"
-        fix = Fix(
+        fix = _cmd.fix(
             "Uninstall the other major's wheels (unless another package here needs them), then reinstall torch with its own.",
-            tuple(uninstall[m] for m in sorted(shown)) + ((reinstall,) if reinstall else ()),
+            tuple(uninstall[m] for m in sorted(shown)) + ((reinstall,) if reinstall else ()), UNINSTALL_IN_WORDS,
         )
     else:
         summary = f"nvidia-* wheels of {len(shown)} CUDA majors in one environment: {listed}"
         required = "one CUDA major; torch here is not a CUDA build, so keep the one your other packages need"
-        fix = Fix("Keep one CUDA major: run the command that removes the major you do not need.", tuple(uninstall[m] for m in sorted(shown)))
+        fix = _cmd.fix("Keep one CUDA major: run the command that removes the major you do not need.",
+                       tuple(uninstall[m] for m in sorted(shown)), UNINSTALL_IN_WORDS)
     yield Finding(
         "libs.mixed-cuda-majors", Severity.WARNING, summary,
         f"Observed: {listed}. Required: {required}. Two CUDA majors let the loader or another library pick the wrong copy.",
         fix, MIXED_LINKS, ("packages", "torch.cuda"),
     )
+
+
+def _uninstall(facts: Facts, names: List[str]) -> Optional[str]:
+    if not all(plausible.requirement(n) for n in names):
+        return None
+    return _cmd.command(facts, _cmd.python(facts) + ["-m", "pip", "uninstall", "-y", *names])
 
 
 def _failed_libraries(texts: str) -> List[str]:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional, Tuple
 
-from gpudoctor import compat
-from gpudoctor.checks import _fix
+from gpudoctor import compat, plausible
+from gpudoctor.checks import _cmd, _fix
 from gpudoctor.checks import packages as pk
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, need, skip
+from gpudoctor.shell import Shell, quote
 
 WSL_LINKS = ("https://docs.nvidia.com/cuda/wsl-user-guide/index.html",)
 CONTAINER_LINKS = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html",
@@ -61,6 +62,14 @@ def _driver_build(facts: Facts) -> Optional[str]:
     return pk.release_set(facts, torch, runs[-1], force_reinstall=True) if runs else None
 
 
+def _owner_purge(facts: Facts, owner: str) -> Tuple[Optional[str], ...]:
+    """``dpkg -S PATH`` and the purge of the package it names; None for each when the path is not plausible."""
+    if not plausible.path(owner):
+        return (None, None)
+    quoted = quote(owner, Shell.POSIX)
+    return (_cmd.command(facts, ["dpkg", "-S", owner]), f'sudo apt-get purge "$(dpkg -S {quoted} | cut -d: -f1)"')
+
+
 @check("platform.wsl", "WSL uses the Windows NVIDIA driver")
 def wsl(facts: Facts) -> Iterator[Finding]:
     version = _wsl(facts)
@@ -86,9 +95,10 @@ def wsl(facts: Facts) -> Iterator[Finding]:
             f"Observed: libcuda at {', '.join(linux_libcuda)}" + (f"; kernel modules {', '.join(modules)}" if modules else "")
             + f". Required: libcuda only from {WSL_LIB}, which the Windows driver provides; a Linux driver inside WSL breaks "
             "CUDA (is_available() False, or 'out of memory' from cudaGetDeviceCount).",
-            Fix("Remove the Linux driver package that owns that file (a .run install: sudo nvidia-uninstall), then rebuild the "
-                "loader cache. Install only the WSL-Ubuntu cuda-toolkit package if you need a toolkit.",
-                (f"dpkg -S {owner}", f'sudo apt-get purge "$(dpkg -S {owner} | cut -d: -f1)"', "sudo ldconfig")),
+            _cmd.fix("Remove the Linux driver package that owns that file (a .run install: sudo nvidia-uninstall), then rebuild "
+                     "the loader cache. Install only the WSL-Ubuntu cuda-toolkit package if you need a toolkit.",
+                     _owner_purge(facts, owner) + ("sudo ldconfig",),
+                     "Find the package with dpkg -S and the libcuda path above, and purge it with apt-get."),
             WSL_LINKS, ("libraries.libcuda_paths", "driver.kernel_modules"),
         )
     if libs.wsl_lib_dir is False:
@@ -134,8 +144,9 @@ def _forward_compat(facts: Facts, error: str) -> Finding:
     compat_dirs = [e for e in facts.libraries.ld_library_path if "/compat" in e]
     rest = ":".join(e for e in facts.libraries.ld_library_path if e not in compat_dirs)
     build = _driver_build(facts)
-    commands = ((_fix.export_env(facts, "LD_LIBRARY_PATH", rest),) if compat_dirs else ()) + ((build,) if build else ())
-    commands = commands or ("nvidia-smi",)
+    unset = _cmd.export(facts, "LD_LIBRARY_PATH", rest) if plausible.path_list(rest.split(":") if rest else []) else None
+    commands = (unset,) if compat_dirs and unset else ()
+    commands = (commands + ((build,) if build else ())) or ("nvidia-smi",)
     label = f"CUDA {cuda}" if cuda else "CUDA"
     image = f"the image's {label}"
     if runs:

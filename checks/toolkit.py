@@ -7,11 +7,11 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from gpudoctor import compat
-from gpudoctor.checks import _fix
+from gpudoctor import compat, plausible
+from gpudoctor.checks import _cmd, _fix
 from gpudoctor.checks import packages as pk
 from gpudoctor.facts import Distribution, Facts
-from gpudoctor.model import Finding, Fix, Severity
+from gpudoctor.model import Finding, Severity
 from gpudoctor.registry import check, need, skip
 
 LINKS = ("https://docs.pytorch.org/docs/stable/cpp_extension.html", "https://developer.nvidia.com/cuda-toolkit-archive")
@@ -204,7 +204,7 @@ def mismatch(facts: Facts) -> Iterator[Finding]:
         )
         return
     home = _toolkit_home(facts, want)
-    commands = [_fix.export_env(facts, "CUDA_HOME", home)]
+    commands = [_cmd.export(facts, "CUDA_HOME", home) if plausible.path(home) else None]
     other = _torch_for(facts, nvcc)
     if other:
         commands.append(other)
@@ -215,11 +215,11 @@ def mismatch(facts: Facts) -> Iterator[Finding]:
         "code against torch (pip installing a package with CUDA kernels, torch.utils.cpp_extension): the build stops with "
         f"\"The detected CUDA version ({have}) mismatches the version that was used to compile PyTorch ({want})\". "
         "Running torch itself does not use this toolkit.",
-        Fix(
+        _cmd.fix(
             f"Point CUDA_HOME at a CUDA {want} toolkit (install it from NVIDIA's archive if {home} does not exist)"
             + (f", or install the torch build for CUDA {have}" if other else "")
             + "; then build with pip install --no-build-isolation so the build sees this torch.",
-            tuple(commands),
+            commands, "Set CUDA_HOME to that toolkit's folder.",
         ),
         LINKS, ("toolkit.nvcc_version", "toolkit.nvcc_path", "torch.cuda"),
     )

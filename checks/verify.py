@@ -5,9 +5,10 @@ Its CHECKS list holds every verify.* check, those of verify_learning and verify_
 
 from __future__ import annotations
 
-import shlex
 from typing import Iterator, List, Optional
 
+from gpudoctor import plausible
+from gpudoctor.checks import _cmd
 from gpudoctor.checks.verify_common import (
     ARCH_ERRORS,
     CHECK_GPU,
@@ -26,6 +27,7 @@ from gpudoctor.checks.verify_speed import CHECKS as SPEED_CHECKS
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, skip
+from gpudoctor.shell import Shell
 from gpudoctor.verify_facts import DeviceResult, ParityResult, VerifyFacts
 
 _OBSERVED = {
@@ -55,22 +57,19 @@ _WORKER_FIXES = {
 }
 
 
-def _data_fix(v: VerifyFacts) -> Fix:
+def _data_fix(facts: Facts, v: VerifyFacts) -> Fix:
     folder = {"mnist": "MNIST", "cifar10": "cifar-10-batches-py"}.get(v.dataset or "", "")
-    if not v.data_dir or not folder:
+    if not v.data_dir or not folder or not plausible.path(v.data_dir):
         return Fix("Move the damaged files aside and run verify again to fetch them afresh.")
     path = f"{v.data_dir.rstrip('/')}/{folder}"
-    return Fix(
+    move = ["Move-Item", path, path + ".damaged"] if _cmd.shell_of(facts) is Shell.POWERSHELL else \
+        ["mv", path, path + ".damaged"]
+    return _cmd.fix(
         "Move the damaged copy aside; verify then fetches a fresh one (or give --data-dir a good copy).",
-        (f"mv {_shell(path)} {_shell(path + '.damaged')}", f"gpudoctor verify --train {v.dataset}"),
+        (_cmd.command(facts, move), _cmd.command(facts, ["gpudoctor", "verify", "--train", v.dataset or "",
+                                                         "--data-dir", v.data_dir])),
+        "",
     )
-
-
-def _shell(path: str) -> str:
-    """``path`` for a POSIX shell: quoted where needed, a leading ~/ left outside the quotes so that it expands."""
-    if path.startswith("~/"):
-        return "~/" + shlex.quote(path[2:])
-    return shlex.quote(path)
 
 
 @check("verify.worker", "The verify workers ran to their end")
@@ -84,7 +83,7 @@ def worker(facts: Facts) -> Iterator[Finding]:
                 Severity.ERROR,
                 f"The {v.dataset} data could not be loaded: {failure.error.replace('failed: ', '', 1)}",
                 detail=f"observed: torchvision refused the files in {v.data_dir}; required: a complete, intact copy.",
-                fix=_data_fix(v),
+                fix=_data_fix(facts, v),
                 evidence=("verify.failures", "verify.data_dir"),
             )
             continue

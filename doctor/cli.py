@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Tuple, TypeVar
@@ -32,6 +33,7 @@ _USER_ERRORS = (
     ("gpudoctor.examples", "UnknownExample"),
     ("gpudoctor.mcp_server", "MissingExtra"),
     ("gpudoctor.github_event", "EventError"),
+    ("gpudoctor.inputs", "PipeError"),
 )
 
 
@@ -39,8 +41,12 @@ class UserError(Exception):
     """A problem with what the user asked for; printed as one line, exit code 2."""
 
 
+QUOTE_LIMIT = 500  # characters of an error message; a value quoted in it can be megabytes
+
+
 def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + f"… ({len(text) - QUOTE_LIMIT} characters cut)"
 
 
 def _is_user_error(exc: BaseException) -> bool:
@@ -120,12 +126,25 @@ _selection_options = _with(
 )
 
 
+def _finite(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a number of seconds")
+    return value
+
+
+def _not_empty(ctx: click.Context, param: click.Parameter, value: Optional[str]) -> Optional[str]:
+    if value is not None and not value.strip():
+        raise click.BadParameter("is empty; give the path of a Python interpreter")
+    return value
+
+
 def _timeout_option(default: float, what: str) -> Callable[[F], F]:
-    return click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=default,
+    return click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=default, callback=_finite,
                         show_default=True, metavar="SECONDS", help=f"Time limit for {what}.")
 
 
-_python_option = click.option("--python", metavar="PATH", help="Diagnose this interpreter's environment.")
+_python_option = click.option("--python", metavar="PATH", callback=_not_empty,
+                              help="Diagnose this interpreter's environment.")
 
 
 def _catalogue(select: Sequence[str], ignore: Sequence[str], plugins: bool) -> Catalogue:
@@ -172,11 +191,12 @@ def _finish(facts: Facts, catalogue: Catalogue, fmt: Optional[str] = None, outpu
     from gpudoctor.render.common import summary_line
     from gpudoctor.render.console import deliver
     from gpudoctor.runner import run_checks
+    from gpudoctor.textsafe import scrub
 
     chosen = Format.choose("json" if json_format else fmt, output)
     if redact if redact is not None else chosen is not Format.TERMINAL:
         facts = _redacted(facts)
-    report = run_checks(catalogue, facts)
+    report = scrub(run_checks(catalogue, facts))  # no control character or bad byte reaches the output
     text = render(report, chosen, verbose)
     from gpudoctor.render.diagnosis import lead_for, styled_with
 
@@ -267,7 +287,8 @@ def diagnose(sources: Tuple[str, ...], example: Optional[str], event: Optional[s
     --fail-on (--drain-list names it) or a file cannot be read, 2 when there is no input at all.
     """
     from gpudoctor.fleet.sources import is_fleet
-    from gpudoctor.parsers.report import load_facts, read_input
+    from gpudoctor import inputs
+    from gpudoctor.parsers.report import load_facts
 
     if sum((bool(sources), example is not None, event is not None)) != 1:
         raise UserError(
@@ -288,9 +309,11 @@ def diagnose(sources: Tuple[str, ...], example: Optional[str], event: Optional[s
 
         return run_fleet(sources, catalogue, drain_list=drain_list, expect=expect, jobs=jobs, **opts)
     source = sources[0]
+    if source == "-" and sys.stdin is None:
+        raise UserError("standard input is closed; give a file, or pipe the report in")
     if source == "-" and sys.stdin.isatty():
         _note("Paste the report, then press Ctrl-D (Ctrl-Z and Enter on Windows).")
-    return _finish(load_facts(*read_input(str(source))), catalogue, **opts)
+    return _finish(inputs.load(str(source)), catalogue, **opts)
 
 
 @main.command("examples")

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Tuple
 
 from gpudoctor.plain import FactsError, from_plain, to_plain
+from gpudoctor.textsafe import json_text
 from gpudoctor.verify_facts import VerifyFacts
 
 SCHEMA_VERSION = 1
@@ -244,7 +245,7 @@ class Facts:
         return to_plain(self)
 
     def to_json(self, indent: Optional[int] = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, sort_keys=False, ensure_ascii=False)
+        return json_text(json.dumps(self.to_dict(), indent=indent, sort_keys=False, ensure_ascii=False))
 
     @classmethod
     def from_dict(cls, data: Any) -> Facts:

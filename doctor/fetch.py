@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import http.client
 import os
 import shutil
 import tarfile
@@ -76,7 +77,17 @@ def ensure(dataset: str, root: Path, progress: Optional[Progress] = None, timeou
         _remove_if_empty(new)
         reason = str(exc) if isinstance(exc, DataUnavailable) else f"{type(exc).__name__}: {exc}"
         raise DataUnavailable(_advice(dataset, root, reason)) from None
+    except BaseException:  # Ctrl-C: leave nothing behind either
+        _remove_if_empty(new)
+        raise
     return root
+
+
+def _umask_mode() -> int:
+    """The mode ``open`` gives a new file: 0o666 less the umask (mkstemp's files are 0o600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def _remove_if_empty(folders: Sequence[Path]) -> None:
@@ -147,9 +158,10 @@ def _download(urls: Sequence[str], target: Path, md5: str, progress: Optional[Pr
                         progress(target.name, done, size)
             if digest.hexdigest() != md5:
                 raise DataUnavailable(f"{url} gave a file whose MD5 {digest.hexdigest()} is not the expected {md5}")
+            os.chmod(tmp, _umask_mode())
             os.replace(tmp, target)
             return
-        except (OSError, ValueError, DataUnavailable) as exc:
+        except (OSError, ValueError, http.client.HTTPException, DataUnavailable) as exc:
             errors.append(str(exc) if isinstance(exc, DataUnavailable) else f"{url}: {type(exc).__name__}: {exc}")
         finally:
             if os.path.exists(tmp):
@@ -162,6 +174,7 @@ def _gunzip(archive: Path, target: Path) -> None:
     try:
         with os.fdopen(fd, "wb") as out, gzip.open(archive, "rb") as src:
             shutil.copyfileobj(src, out, 1 << 20)
+        os.chmod(tmp, _umask_mode())
         os.replace(tmp, target)
     except (OSError, EOFError) as exc:
         raise DataUnavailable(f"{archive} is damaged ({type(exc).__name__}: {exc}); delete it and try again") from None

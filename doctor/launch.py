@@ -23,6 +23,25 @@ from gpudoctor.trainers.protocol import DONE, FATAL, STAGE
 # The worker is run by path; its package holds no torch import at the top, so finding it imports nothing heavy.
 WORKER = Path(_trainers.__file__).resolve().parent / "worker.py"
 Record = Dict[str, Any]
+OUTPUT_CAP = 16 * 1024 * 1024  # characters from both streams; a run prints a few hundred records
+LINE_CAP = 1024 * 1024  # characters per line read; a longer line arrives in pieces, none of them a record
+GARBAGE_KEPT = 10
+CHUNK = 64 * 1024
+TAIL_LINE = 4096  # characters kept of one stderr line
+
+
+class _Budget:
+    """Characters both streams may still print; shared by the two pumps."""
+
+    def __init__(self, cap: int) -> None:
+        self.left = cap
+        self.lock = threading.Lock()
+
+    def spend(self, size: int) -> bool:
+        """True once the budget is spent."""
+        with self.lock:
+            self.left -= size
+            return self.left < 0
 
 
 @dataclass
@@ -32,6 +51,7 @@ class Outcome:
     records: List[Record] = field(default_factory=list)
     returncode: Optional[int] = None
     timed_out: bool = False
+    overflowed: bool = False
     garbage: List[str] = field(default_factory=list)
     stderr_tail: Deque[str] = field(default_factory=lambda: deque(maxlen=40))
     timeout: float = 0.0
@@ -62,6 +82,8 @@ class Outcome:
         fatal = self.first(FATAL)
         if self.timed_out:
             return "timeout"
+        if self.overflowed:
+            return "garbage"
         if fatal is not None:
             return str(fatal.get("kind") or "internal")
         if crashed(self.returncode):
@@ -73,6 +95,8 @@ class Outcome:
         if self.finished:
             return None
         fatal = self.first(FATAL)
+        if self.overflowed:
+            return f"printed more than {OUTPUT_CAP // (1024 * 1024)} MiB of output and was stopped{where_stage(self)}"
         if fatal is not None and not self.timed_out:
             return f"failed: {fatal.get('error') or 'no reason given'}"
         where = f" during {self.last_stage}" if self.last_stage else ""
@@ -115,9 +139,15 @@ def run(
         outcome.records.append({"event": FATAL, "kind": "start", "error": f"{argv[0]} cannot be started: {exc}"})
         return outcome
     lines: "queue.Queue[Optional[str]]" = queue.Queue()
+    budget = _Budget(OUTPUT_CAP)
+
+    def overflow() -> None:
+        outcome.overflowed = True
+        kill_tree(proc)
+
     threads = [
-        threading.Thread(target=_pump, args=(proc.stdout, lines.put, lines.put), daemon=True),
-        threading.Thread(target=_pump, args=(proc.stderr, outcome.stderr_tail.append), daemon=True),
+        threading.Thread(target=_pump, args=(proc.stdout, lines.put, lines.put, budget, overflow), daemon=True),
+        threading.Thread(target=_tail, args=(proc.stderr, outcome.stderr_tail, budget, overflow), daemon=True),
     ]
     for thread in threads:
         thread.start()
@@ -132,7 +162,7 @@ def run(
                 break
             record = _parse(line)
             if record is None:
-                if line.strip():
+                if line.strip() and len(outcome.garbage) < GARBAGE_KEPT:
                     outcome.garbage.append(line.strip()[:200])
                 continue
             outcome.records.append(record)
@@ -151,10 +181,25 @@ def run(
     return outcome
 
 
-def _pump(stream: Any, put: Callable[[Any], None], end: Optional[Callable[[Any], None]] = None) -> None:
-    """Hand each line of ``stream`` to ``put``; at its end call ``end(None)``."""
+def where_stage(outcome: Outcome) -> str:
+    return f" during {outcome.last_stage}" if outcome.last_stage else ""
+
+
+def _pump(stream: Any, put: Callable[[Any], None], end: Optional[Callable[[Any], None]] = None,
+          budget: Optional[_Budget] = None, alarm: Optional[Callable[[], None]] = None) -> None:
+    """Hand each line of ``stream`` (at most LINE_CAP characters at a time) to ``put``; at its end call ``end(None)``.
+
+    Past the shared ``budget`` it stops reading and calls ``alarm()``, which stops the worker.
+    """
     try:
-        for line in stream:
+        while True:
+            line = stream.readline(LINE_CAP)
+            if not line:
+                break
+            if budget is not None and budget.spend(len(line)):
+                if alarm is not None:
+                    alarm()
+                break
             put(line.rstrip("\n"))
     except (OSError, ValueError):
         pass
@@ -163,10 +208,33 @@ def _pump(stream: Any, put: Callable[[Any], None], end: Optional[Callable[[Any],
             end(None)
 
 
+def _tail(stream: Any, tail: Deque[str], budget: _Budget, alarm: Callable[[], None]) -> None:
+    """Keep the last lines of ``stream`` (read in large pieces: only its end is ever shown); alarm past the budget."""
+    partial = ""
+    try:
+        while True:
+            chunk = stream.read(CHUNK)
+            if not chunk:
+                break
+            if budget.spend(len(chunk)):
+                alarm()
+                break
+            *whole, partial = (partial + chunk).split("\n")
+            tail.extend(line[-TAIL_LINE:] for line in whole[-(tail.maxlen or 40):])
+            partial = partial[-TAIL_LINE:]
+    except (OSError, ValueError):
+        pass
+    finally:
+        if partial:
+            tail.append(partial)
+
+
 def _parse(line: str) -> Optional[Record]:
+    if not line.lstrip().startswith("{"):
+        return None
     try:
         record = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if isinstance(record, dict) and isinstance(record.get("event"), str):
         return record

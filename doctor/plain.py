@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from typing import Any, Tuple, Union
+
+
+INT_LIMIT = 2**63
 
 
 class FactsError(ValueError):
@@ -66,10 +70,14 @@ def from_plain(tp: Any, value: Any, path: str) -> Any:
     if tp is int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise FactsError(f"{path} must be an integer, got {value!r}")
+        if not -INT_LIMIT <= value < INT_LIMIT:
+            raise FactsError(f"{path} is out of range ({len(str(abs(value)))} digits); facts hold 64-bit integers")
         return value
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise FactsError(f"{path} must be a number, got {value!r}")
+        if not math.isfinite(float(value)):
+            raise FactsError(f"{path} must be a finite number, got {value!r}")
         return float(value)
     if tp is str:
         if not isinstance(value, str):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 from typing import Any, Dict, Iterator, Optional, Tuple
 
 from rich.console import Console
@@ -28,6 +29,19 @@ _STAGES = {
     "speed": "speed comparison at a large batch",
     "release": "releasing GPU memory",
 }
+
+
+def _number(rec: Dict[str, Any], key: str) -> Optional[float]:
+    """A finite, non-negative number from a worker record; None for anything else (a wrong type is dropped)."""
+    value = rec.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and 0 <= value < 1e18 else None
+
+
+def _text(rec: Dict[str, Any], key: str) -> str:
+    value = rec.get(key)
+    return value if isinstance(value, str) else ""
 
 
 def _console() -> Console:
@@ -63,7 +77,7 @@ class View:
             self._progress.console.print(text, markup=False, highlight=False)
 
     def record(self, rec: Dict[str, Any]) -> None:
-        event, device, model = rec.get("event"), str(rec.get("device", "")), str(rec.get("model", ""))
+        event, device, model = rec.get("event"), _text(rec, "device"), _text(rec, "model")
         if event == HELLO:
             self._hello(rec)
         elif event == STAGE and rec.get("stage") == "train":
@@ -74,12 +88,12 @@ class View:
                 f"{device}: {_STAGES.get(str(rec.get('stage')), rec.get('stage'))}" + (f" ({model})" if model else "")
             )
         elif event in (PROGRESS, EPOCH) and (model, device) in self._bars:
-            rate = rec.get("samples_per_s")
+            rate = _number(rec, "samples_per_s")
             self._progress.update(
                 self._bars[(model, device)],
-                completed=rec.get("step", 0),
-                total=rec.get("total"),
-                rate=f"{rate:,.0f} samples/s" if isinstance(rate, (int, float)) else "",
+                completed=_number(rec, "step") or 0,
+                total=_number(rec, "total"),
+                rate=f"{rate:,.0f} samples/s" if rate is not None else "",
             )
         elif event == RUN:
             self._run(rec, model, device)
@@ -100,7 +114,9 @@ class View:
         self._greeted = True
         torch = f"torch {rec.get('torch')} under Python {rec.get('python')}"
         if rec.get("cuda_available"):
-            names = ", ".join(f"{d.get('device')} {d.get('name')}" for d in rec.get("devices", []))
+            devices = rec.get("devices")
+            listed = [d for d in devices if isinstance(d, dict)] if isinstance(devices, list) else []
+            names = ", ".join(f"{_text(d, 'device')} {_text(d, 'name')}" for d in listed)
             self._say(f"{torch}: {names}")
         else:
             self._say(f"{torch}: no usable GPU ({rec.get('cuda_error') or 'CUDA is not available'})")
@@ -109,13 +125,13 @@ class View:
         task = self._bars.get((model, device))
         if task is None:
             task = self._bars[(model, device)] = self._progress.add_task(f"{model} on {device}", total=None, rate="")
-        acc = rec.get("accuracy")
+        acc = _number(rec, "accuracy")
         if rec.get("error"):
             text = f"{model} on {device}: {rec['error']}"
         elif rec.get("complete"):
             text = (
                 f"{model} on {device}: {acc:.1%} test accuracy"
-                if isinstance(acc, (int, float))
+                if acc is not None
                 else f"{model} on {device}"
             )
         else:

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from gpudoctor.facts import EnvFacts, Facts
+from gpudoctor.secretnames import SECRET_PARAMETER, is_secret_name
 
-SECRET_NAME = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|AUTH|CREDENTIAL|COOKIE|SESSION|PRIVATE", re.I)
 SECRET_VALUE = "set"
 MASK = "<secret>"
 
@@ -38,10 +38,7 @@ _SECRET_PATTERNS: Tuple[Tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), MASK),
     (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), MASK),  # JWT
     (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{12,}"), r"\1 " + MASK),
-    (
-        re.compile(r"(?i)\b((?:api[_-]?)?(?:token|secret|password|passwd|key|auth)[A-Za-z_]*)=([^&\s;,]+)"),
-        r"\1=" + MASK,
-    ),
+    (SECRET_PARAMETER, r"\1=" + MASK),
 )
 
 _UUID_HEX = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -192,7 +189,7 @@ def _walk(value: Any, text: Callable[[str], str]) -> Any:
             if f.name == "serial":
                 new = None
             elif isinstance(value, EnvFacts) and f.name == "variables":
-                new = tuple((name, SECRET_VALUE if SECRET_NAME.search(name) else text(val)) for name, val in old)
+                new = tuple((name, SECRET_VALUE if is_secret_name(name) else text(val)) for name, val in old)
             else:
                 new = _walk(old, text)
             if new is not old:

@@ -12,15 +12,17 @@ import re
 import shlex
 from typing import Sequence
 
-__all__ = ["Shell", "UnsafeValue", "quote", "join", "has_control"]
+__all__ = ["CONTROL", "Shell", "UnsafeValue", "quote", "join", "has_control", "literal", "set_env", "unset_env"]
 
 # C0 and C1 control characters, DEL, and the Unicode line and paragraph separators.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-_POWERSHELL_BARE = re.compile(r"^[A-Za-z0-9_./:\\=+,-]+$")
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# No comma: in argument mode PowerShell reads a,b as an array.
+_POWERSHELL_BARE = re.compile(r"^[A-Za-z0-9_./:\\=+-]+$")
 # PowerShell treats the typographic single quotes as quote characters too.
 _POWERSHELL_QUOTES = ("'", "\u2018", "\u2019", "\u201a", "\u201b")
 _CMD_BARE = re.compile(r"^[A-Za-z0-9_./:\\=+,-]+$")
 _CMD_UNQUOTABLE = re.compile(r'["%!^]')
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class Shell(enum.Enum):
@@ -34,7 +36,7 @@ class UnsafeValue(ValueError):
 
 
 def has_control(value: str) -> bool:
-    return _CONTROL.search(value) is not None
+    return CONTROL.search(value) is not None
 
 
 def quote(value: str, shell: Shell) -> str:
@@ -70,3 +72,43 @@ def join(argv: Sequence[str], shell: Shell) -> str:
     if shell is Shell.POWERSHELL and words[0].startswith("'"):
         words[0] = "& " + words[0]  # PowerShell runs a quoted path only through the call operator
     return " ".join(words)
+
+
+def literal(value: str, shell: Shell) -> str:
+    """A string literal for an expression (the right side of an assignment): always quoted."""
+    if has_control(value):
+        raise UnsafeValue("contains control characters")
+    if shell is Shell.POWERSHELL:
+        out = value
+        for mark in _POWERSHELL_QUOTES:
+            out = out.replace(mark, mark + mark)
+        return "'" + out + "'"
+    if shell is Shell.CMD:
+        if _CMD_UNQUOTABLE.search(value):
+            raise UnsafeValue("contains a character cmd.exe cannot quote")
+        return '"' + value + '"'
+    return quote(value, shell)
+
+
+def _name(name: str) -> str:
+    if not _ENV_NAME.match(name):
+        raise UnsafeValue("not an environment variable name")
+    return name
+
+
+def set_env(name: str, value: str, shell: Shell) -> str:
+    """Set an environment variable for this shell session and the programs it starts."""
+    if shell is Shell.POSIX:
+        return f"export {_name(name)}={quote(value, shell)}"
+    if shell is Shell.POWERSHELL:
+        return f"$env:{_name(name)} = {literal(value, shell)}"
+    literal(value, shell)  # refuses what cmd.exe cannot quote
+    return f'set "{_name(name)}={value}"'
+
+
+def unset_env(name: str, shell: Shell) -> str:
+    if shell is Shell.POSIX:
+        return f"unset {_name(name)}"
+    if shell is Shell.POWERSHELL:
+        return f"Remove-Item Env:{_name(name)}"
+    return f'set "{_name(name)}="'

@@ -96,7 +96,7 @@ def run_verify(
             raise VerifyInputError(f"--device {target}: {fatal.get('error')}")
         hello = first.first(HELLO)
         if all_devices and hello:
-            for extra in hello.get("devices", [])[1:]:
+            for extra in _items(hello, "devices")[1:]:
                 start(_Job(str(extra.get("device")), str(extra.get("device"))))
             for uuid in _other_mig_instances(hello, env, mig_lister):
                 start(_Job("cuda:0", uuid, visible=uuid))
@@ -194,6 +194,12 @@ def _prepare_data(dataset: str, data_dir: Optional[str], progress: bool) -> str:
     return str(root)
 
 
+def _items(record: Dict[str, Any], key: str) -> List[Dict[str, Any]]:
+    """The objects listed under ``key`` in a worker record; a value of another type lists nothing."""
+    value = record.get(key)
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
 def _valid(section: Dict[str, Any]) -> bool:
     """Whether ``section`` fits the verify schema (a worker's record may not)."""
     try:
@@ -210,7 +216,7 @@ def _device_section(outcome: launch.Outcome, hello: Optional[Dict[str, Any]], jo
         return None
     own = outcome.first(HELLO) if job.visible is not None else None
     wanted = job.device if own is not None else label  # a MIG instance's worker calls it cuda:0 in its hello
-    info: Dict[str, Any] = next((d for d in (own or hello or {}).get("devices", []) if d.get("device") == wanted), {})
+    info: Dict[str, Any] = next((d for d in _items(own or hello or {}, "devices") if d.get("device") == wanted), {})
     keys = ("name", "compute_capability", "total_memory_mib", "pci_bus_id", "sm_count")
     section: Dict[str, Any] = {k: info.get(k) for k in keys}
     failure = outcome.failure()
@@ -223,8 +229,8 @@ def _device_section(outcome: launch.Outcome, hello: Optional[Dict[str, Any]], jo
         section.update(smoke_ok=bool(smoke.get("ok")), smoke_error=smoke.get("error"), smoke_step=smoke.get("step"))
     section["parity"] = [p for p in outcome.events(PARITY) if _valid({"devices": [{"parity": [p]}]})]
     bench = outcome.first(BENCH) or {}
-    section["matmul"] = [m for m in bench.get("matmul", []) if _valid({"devices": [{"matmul": [m]}]})]
-    section["copies"] = [c for c in bench.get("copies", []) if _valid({"devices": [{"copies": [c]}]})]
+    section["matmul"] = [m for m in _items(bench, "matmul") if _valid({"devices": [{"matmul": [m]}]})]
+    section["copies"] = [c for c in _items(bench, "copies") if _valid({"devices": [{"copies": [c]}]})]
     if isinstance(bench.get("clocks"), dict) and _valid({"devices": [{"clocks": bench["clocks"]}]}):
         section["clocks"] = bench["clocks"]
     if not _valid({"devices": [section]}):

@@ -159,7 +159,7 @@ def test_devices_skips_without_gpus() -> None:
 def test_devices_windows_fix_uses_powershell() -> None:
     facts = replace(two_gpus(""), platform=PlatformFacts(system="Windows"))
     assert only(devices.visible_devices, facts).fix == Fix(
-        UNSET_OR_ALL.text, ("Remove-Item Env:CUDA_VISIBLE_DEVICES", "$env:CUDA_VISIBLE_DEVICES='0,1'"))
+        UNSET_OR_ALL.text, ("Remove-Item Env:CUDA_VISIBLE_DEVICES", "$env:CUDA_VISIBLE_DEVICES = '0,1'"))
 
 
 # ---------------------------------------------------------------- driver

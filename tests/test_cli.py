@@ -236,10 +236,13 @@ def test_output_that_fails_while_writing(calls: Dict[str, Any], tmp_path: Path,
     def full(*args: Any, **kwargs: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("gpudoctor.render.console.open", full, raising=False)
+    monkeypatch.setattr("gpudoctor.render.console.os.fsync", full)
     out = tmp_path / "r.md"
+    out.write_text("the report of yesterday\n", encoding="utf-8")
     fail(["check", "-o", str(out)], f"cannot write {out}: No space left on device")
     fail(["facts", "-o", str(out)], f"cannot write {out}: No space left on device")
+    assert out.read_text(encoding="utf-8") == "the report of yesterday\n"  # written beside it, renamed only when whole
+    assert [p.name for p in tmp_path.iterdir()] == ["r.md"]
 
 
 def test_select_and_ignore(calls: Dict[str, Any]) -> None:

@@ -138,13 +138,16 @@ def test_keeping_a_cu118_torch_on_a_blackwell_gpu_says_it_rests_on_ptx_jit() -> 
 # Commands quote every value from input through gpudoctor.shell.
 
 def test_interpreter_paths_and_values_from_input_are_quoted_for_the_users_shell() -> None:
-    posix = Facts(platform=PlatformFacts(system="Linux", python_executable="/tmp/$(touch x)/bin/python"))
-    assert _fix.pip_install(posix, ["torch==2.15.0"]) == "'/tmp/$(touch x)/bin/python' -m pip install torch==2.15.0"
-    windows = Facts(platform=PlatformFacts(system="Windows", python_executable="C:\\Users\\O'Neil $x\\py.exe"))
+    posix = Facts(platform=PlatformFacts(system="Linux", python_executable="/home/Ana Maria/venv/bin/python"))
+    assert _fix.pip_install(posix, ["torch==2.15.0"]) == "'/home/Ana Maria/venv/bin/python' -m pip install torch==2.15.0"
+    # a path no real interpreter has never reaches a command: the command names plain python instead
+    hostile = Facts(platform=PlatformFacts(system="Linux", python_executable="/tmp/$(touch x)/bin/python"))
+    assert _fix.pip_install(hostile, ["torch==2.15.0"]) == "python -m pip install torch==2.15.0"
+    windows = Facts(platform=PlatformFacts(system="Windows", python_executable="C:\\Users\\O'Neil Smith\\py.exe"))
     assert _fix.pip_install(windows, ["torch==2.15.0"]) == (
-        "& 'C:\\Users\\O''Neil $x\\py.exe' -m pip install torch==2.15.0")
-    assert _fix.export_env(windows, "CUDA_VISIBLE_DEVICES", "$(evil)") == "$env:CUDA_VISIBLE_DEVICES='$(evil)'"
-    assert _fix.export_env(windows, "CUDA_VISIBLE_DEVICES", "0,1") == "$env:CUDA_VISIBLE_DEVICES='0,1'"
+        "& 'C:\\Users\\O''Neil Smith\\py.exe' -m pip install torch==2.15.0")
+    assert _fix.export_env(windows, "CUDA_VISIBLE_DEVICES", "$(evil)") == "$env:CUDA_VISIBLE_DEVICES = '$(evil)'"
+    assert _fix.export_env(windows, "CUDA_VISIBLE_DEVICES", "0,1") == "$env:CUDA_VISIBLE_DEVICES = '0,1'"
     control = Facts(platform=PlatformFacts(system="Linux", python_executable="/opt/py\nrm -rf ~"))
     assert _fix.pip_install(control, ["torch==2.15.0"]) == "python -m pip install torch==2.15.0"
     assert _fix.shell_quote(control, "/a\nb") == "'/a?b'"

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional
 
-from gpudoctor.procs import ending, kill_tree
+from gpudoctor import bounded
+from gpudoctor.procs import ending
 
-__all__ = ["CHILD", "ChildRun", "ending", "last_frame", "last_line", "spawn"]
+__all__ = ["CHILD", "OUTPUT_CAP", "ChildRun", "ending", "last_frame", "last_line", "spawn"]
 
 CHILD = Path(__file__).with_name("torch_child.py")
+OUTPUT_CAP = 32 * bounded.MIB  # per stream; the package list of a big environment is a few MiB
+
+
+
 @dataclass(frozen=True)
 class ChildRun:
     """How the child process ended and what it printed."""
@@ -23,38 +27,22 @@ class ChildRun:
     returncode: Optional[int] = None
     timed_out: bool = False
     start_error: Optional[str] = None
+    overflowed: bool = False  # printed more than the cap and was stopped
 
 
-def spawn(python: str, timeout: float, environ: Optional[Mapping[str, str]] = None) -> ChildRun:
-    """Run the child by path, in an empty temporary folder, killing it (and anything it started) at ``timeout``."""
+def spawn(python: str, timeout: float, environ: Optional[Mapping[str, str]] = None,
+          cap: int = OUTPUT_CAP) -> ChildRun:
+    """Run the child by path, in an empty temporary folder, stopping it (and anything it started) at ``timeout``
+    or when it prints more than ``cap`` bytes to either stream."""
     env = dict(os.environ if environ is None else environ)
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # never write __pycache__ into the environment being diagnosed
     with tempfile.TemporaryDirectory(prefix="gpudoctor-") as cwd:
-        try:
-            proc = subprocess.Popen(
-                [os.path.abspath(python), str(CHILD)],
-                cwd=cwd,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                start_new_session=os.name == "posix",
-            )
-        except OSError as exc:
-            return ChildRun(start_error=f"could not start {python}: {exc.strerror or exc}")
-        try:
-            out, err = proc.communicate(timeout=timeout)
-            return ChildRun(out, err, proc.returncode)
-        except subprocess.TimeoutExpired:
-            kill_tree(proc)
-            try:
-                out, err = proc.communicate(timeout=5)
-            except subprocess.TimeoutExpired:
-                out, err = "", ""
-            return ChildRun(out, err, proc.returncode, timed_out=True)
+        env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(cwd, "torchinductor")  # torch's import would leave it in /tmp
+        env["TRITON_CACHE_DIR"] = os.path.join(cwd, "triton")
+        done = bounded.run([os.path.abspath(python), str(CHILD)], timeout, cap, cwd=cwd, env=env)
+    if done.start_error:
+        return ChildRun(start_error=f"could not start {python}: {done.start_error}")
+    return ChildRun(done.stdout, done.stderr, done.returncode, done.timed_out, overflowed=done.overflowed)
 
 
 def last_frame(stderr: str) -> Optional[str]:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from dataclasses import dataclass
 from typing import Callable, Mapping, Optional, Sequence, Tuple
+
+from gpudoctor import bounded
+
+OUTPUT_CAP = 4 * bounded.MIB  # nvidia-smi -q of eight GPUs is well under 1 MiB
 
 
 @dataclass(frozen=True)
@@ -35,21 +38,15 @@ Runner = Callable[[Sequence[str], float], CommandResult]
 def run_command(argv: Sequence[str], timeout: float = 10.0) -> CommandResult:
     """Run ``argv`` (never through a shell) and capture its output; never raises."""
     args = tuple(argv)
-    try:
-        done = subprocess.run(
-            list(args),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:
-        return CommandResult(args, error=f"{os.path.basename(args[0])} did not finish within {timeout:g} s")
-    except OSError as exc:
-        return CommandResult(args, error=f"{os.path.basename(args[0])} could not run: {exc.strerror or exc}")
-    return CommandResult(args, done.returncode, done.stdout or "", done.stderr or "")
+    done = bounded.run(args, timeout, OUTPUT_CAP)
+    name = os.path.basename(args[0]) if args else "command"
+    if done.start_error:
+        return CommandResult(args, error=f"{name} could not run: {done.start_error}")
+    if done.overflowed:
+        return CommandResult(args, error=f"{name} printed more than {OUTPUT_CAP // bounded.MIB} MiB and was stopped")
+    if done.timed_out:
+        return CommandResult(args, error=f"{name} did not finish within {timeout:g} s")
+    return CommandResult(args, done.returncode, done.stdout, done.stderr)
 
 
 def find_tool(name: str, environ: Mapping[str, str], extra_dirs: Sequence[str] = ()) -> Optional[str]:

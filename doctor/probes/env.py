@@ -7,6 +7,7 @@ import re
 from typing import Mapping, Optional, Tuple
 
 from gpudoctor.facts import EnvFacts
+from gpudoctor.secretnames import is_secret_name
 
 KNOWN = frozenset(
     {
@@ -19,7 +20,6 @@ KNOWN = frozenset(
     }
 )
 PREFIXES = ("CUDA_PATH_V", "TORCHVISION_", "PYTORCH_", "TORCH_")
-_SECRET = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|AUTH|CREDENTIAL", re.IGNORECASE)
 _CUDA_ENTRY = re.compile(r"cuda|nvidia", re.IGNORECASE)
 
 
@@ -29,7 +29,7 @@ def is_known(name: str) -> bool:
 
 
 def is_secret(name: str) -> bool:
-    return bool(_SECRET.search(name))
+    return is_secret_name(name)
 
 
 def probe_env(environ: Optional[Mapping[str, str]] = None) -> EnvFacts:

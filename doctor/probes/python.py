@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 from dataclasses import dataclass
+
+from gpudoctor import bounded
 
 MIN_VERSION = (3, 6)  # the oldest Python that torch 1.x wheels, and so real broken environments, still use
 VALIDATE_TIMEOUT = 15.0
+OUTPUT_CAP = bounded.MIB
 
 # Python 2 can parse this too, so an old interpreter gets a clear message rather than a SyntaxError.
 _PROBE = (
@@ -58,20 +60,13 @@ def resolve(python: str) -> str:
 def validate(python: str, timeout: float = VALIDATE_TIMEOUT) -> PythonTarget:
     """Run ``python`` with a one-line program and return its version, or raise PythonError."""
     path = resolve(python)
-    try:
-        done = subprocess.run(
-            [path, "-S", "-c", _PROBE],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:
-        raise PythonError(f"{python}: did not answer within {timeout:g} s; is it a Python interpreter?") from None
-    except OSError as exc:
-        raise PythonError(f"{python}: cannot be run ({exc.strerror or exc})") from None
+    done = bounded.run([path, "-S", "-c", _PROBE], timeout, OUTPUT_CAP)
+    if done.start_error:
+        raise PythonError(f"{python}: cannot be run ({done.start_error})")
+    if done.overflowed:
+        raise PythonError(f"{python}: printed more than {OUTPUT_CAP // bounded.MIB} MiB without answering; is it a Python interpreter?")
+    if done.timed_out:
+        raise PythonError(f"{python}: did not answer within {timeout:g} s; is it a Python interpreter?")
     lines = done.stdout.splitlines()
     for i, line in enumerate(lines):
         match = _MARKER.match(line.strip())

@@ -38,8 +38,8 @@ def read_records(stdout: str) -> ChildRecords:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except ValueError:
+            record = json.loads(line) if line.lstrip().startswith("{") else None
+        except (ValueError, RecursionError):
             record = None
         kind = record.get("record") if isinstance(record, dict) else None
         if not isinstance(kind, str):

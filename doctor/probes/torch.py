@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import List, Mapping, Optional, Tuple
 
 from gpudoctor.facts import CompanionFacts, Distribution, TorchDevice, TorchFacts
-from gpudoctor.probes.child_process import CHILD, ChildRun, ending, last_frame, last_line, spawn
+from gpudoctor.probes.child_process import CHILD, OUTPUT_CAP, ChildRun, ending, last_frame, last_line, spawn
+from gpudoctor.probes.fields import Fields, dropped_error
 from gpudoctor.probes.records import ChildRecords, read_records
 
 __all__ = ["CHILD", "ChildRun", "PythonInfo", "TorchResult", "ending", "interpret", "probe_torch"]
 
 MIB = 1024 * 1024
+MAX_DEVICE_INDEX = 4095
 
 
 @dataclass(frozen=True)
@@ -41,31 +43,32 @@ class TorchResult:
     errors: Tuple[Tuple[str, str], ...] = ()
 
 
-def _python_info(rec: Dict[str, Any]) -> PythonInfo:
-    prefix, base = rec.get("prefix"), rec.get("base_prefix")
+def _python_info(rec: Fields) -> PythonInfo:
+    prefix, base = rec.text("prefix"), rec.text("base_prefix")
     return PythonInfo(
-        version=rec.get("version"),
-        executable=rec.get("executable") or None,
-        implementation=rec.get("implementation"),
-        libc=rec.get("libc"),
-        machine=rec.get("machine") or None,
-        system=rec.get("system") or None,
-        conda_env=prefix if rec.get("conda") else None,
+        version=rec.text("version"),
+        executable=rec.text("executable") or None,
+        implementation=rec.text("implementation"),
+        libc=rec.text("libc"),
+        machine=rec.text("machine") or None,
+        system=rec.text("system") or None,
+        conda_env=prefix if rec.flag("conda") else None,
         virtualenv=(prefix != base) if prefix and base else None,
     )
 
 
-def _packages(rec: Dict[str, Any]) -> Tuple[Tuple[Distribution, ...], List[Tuple[str, str]]]:
+def _packages(rec: Fields) -> Tuple[Tuple[Distribution, ...], List[Tuple[str, str]]]:
     dists, errors = [], []
-    for item in rec.get("distributions") or ():
-        if not isinstance(item, dict):
+    for item in rec.objects("distributions"):
+        one = Fields(item, "python.distributions[]", rec.dropped)
+        name, location, error = one.text("name"), one.text("location"), one.text("error")
+        if error:
+            errors.append(("packages", f"{name} in {location}: {error}"))
             continue
-        if item.get("error"):
-            errors.append(("packages", f"{item.get('name')} in {item.get('location')}: {item['error']}"))
+        if not name:
             continue
-        requires = tuple(str(r) for r in item.get("requires") or ())
-        name, version = str(item.get("name")), str(item.get("version") or "")
-        dists.append(Distribution(name, version, item.get("location"), requires))
+        requires = one.texts("requires") or ()
+        dists.append(Distribution(name, one.text("version") or "", location, requires))
     order = {d.location: i for i, d in reversed(list(enumerate(dists)))}
     dists.sort(key=lambda d: (d.name.lower().replace("_", "-"), order.get(d.location, 0)))
     return tuple(dists), errors
@@ -77,61 +80,66 @@ def _uuid(value: Optional[str]) -> Optional[str]:
     return value if value.upper().startswith(("GPU-", "MIG-")) else f"GPU-{value}"
 
 
-def _device(rec: Dict[str, Any]) -> TorchDevice:
-    major, minor, memory = rec.get("major"), rec.get("minor"), rec.get("total_memory")
+def _device(rec: Fields) -> Optional[TorchDevice]:
+    index, major, minor, memory = rec.number("index"), rec.number("major"), rec.number("minor"), rec.number("total_memory")
+    if index is not None and index > MAX_DEVICE_INDEX:
+        rec.dropped.append(f"{rec.kind}.index ({index}, more than {MAX_DEVICE_INDEX})")
+        return None
+    if major is not None and minor is not None and (major > 99 or minor > 99):
+        rec.dropped.append(f"{rec.kind}.major/minor ({major}.{minor}, not a compute capability)")
+        major = minor = None
     return TorchDevice(
-        index=int(rec.get("index") or 0),
-        name=rec.get("name"),
-        compute_capability=(major, minor) if isinstance(major, int) and isinstance(minor, int) else None,
-        total_memory_mib=memory // MIB if isinstance(memory, int) else None,
-        multi_processor_count=rec.get("multi_processor_count"),
-        uuid=_uuid(rec.get("uuid")),
-        pci_bus_id=rec.get("pci_bus_id"),
+        index=index or 0,
+        name=rec.text("name"),
+        compute_capability=(major, minor) if major is not None and minor is not None else None,
+        total_memory_mib=memory // MIB if memory is not None else None,
+        multi_processor_count=rec.number("multi_processor_count"),
+        uuid=_uuid(rec.text("uuid")),
+        pci_bus_id=rec.text("pci_bus_id"),
     )
 
 
-def _torch(r: ChildRecords, torch_dirs: Tuple[str, ...]) -> TorchFacts:
-    t, cudnn, cuda = r.get("torch"), r.get("cudnn"), r.get("cuda")
-    cuda_warnings = [str(w) for w in cuda.get("warnings") or ()]
+def _torch(r: ChildRecords, torch_dirs: Tuple[str, ...], dropped: List[str]) -> TorchFacts:
+    t, cudnn, cuda = (Fields(r.get(kind), kind, dropped) for kind in ("torch", "cudnn", "cuda"))
+    cuda_warnings = list(cuda.texts("warnings") or ())
     init_warning = next((w for w in cuda_warnings if w.startswith("CUDA initialization")), None)
-    init_error = cuda.get("error") or init_warning
-    others = [str(w) for w in t.get("warnings") or ()] + [w for w in cuda_warnings if w != init_error]
-    location = t.get("location")
+    init_error = cuda.text("error") or init_warning
+    others = list(t.texts("warnings") or ()) + [w for w in cuda_warnings if w != init_error]
+    location = t.text("location")
     norm = os.path.normcase(os.path.normpath(location)) if location else None
-    flags = t.get("arch_flags")
-    mps = r.get("mps")
+    devices = (_device(Fields(d, "cuda.devices[]", dropped)) for d in cuda.objects("devices"))
     return TorchFacts(
-        installed=t.get("installed"),
-        version=t.get("version"),
+        installed=t.flag("installed"),
+        version=t.text("version"),
         location=location,
-        import_error=t.get("import_error"),
-        import_traceback=t.get("import_traceback"),
-        cuda=t.get("cuda"),
-        hip=t.get("hip"),
-        cuda_compiled=t.get("cuda_compiled"),
-        arch_flags=tuple(flags) if isinstance(flags, list) else None,
-        cudnn_version=cudnn.get("version") if isinstance(cudnn.get("version"), int) else None,
-        cudnn_error=cudnn.get("error"),
-        is_available=cuda.get("is_available"),
+        import_error=t.text("import_error"),
+        import_traceback=t.text("import_traceback"),
+        cuda=t.text("cuda"),
+        hip=t.text("hip"),
+        cuda_compiled=t.flag("cuda_compiled"),
+        arch_flags=t.texts("arch_flags"),
+        cudnn_version=cudnn.number("version"),
+        cudnn_error=cudnn.text("error"),
+        is_available=cuda.flag("is_available"),
         init_error=init_error,
         warnings=tuple(dict.fromkeys(others)),
-        device_count=cuda.get("device_count"),
-        devices=tuple(_device(d) for d in cuda.get("devices") or () if isinstance(d, dict)),
-        loaded_libraries=tuple(sorted(str(p) for p in r.get("libraries").get("loaded") or ())),
-        mps_available=mps.get("available"),
+        device_count=cuda.number("device_count"),
+        devices=tuple(d for d in devices if d is not None),
+        loaded_libraries=tuple(sorted(Fields(r.get("libraries"), "libraries", dropped).texts("loaded") or ())),
+        mps_available=Fields(r.get("mps"), "mps", dropped).flag("available"),
         other_locations=tuple(d for d in torch_dirs if os.path.normcase(os.path.normpath(d)) != norm),
     )
 
 
-def _companion(rec: Dict[str, Any]) -> CompanionFacts:
+def _companion(rec: Fields) -> CompanionFacts:
     return CompanionFacts(
-        installed=rec.get("installed"),
-        version=rec.get("version"),
-        location=rec.get("location"),
-        cuda=rec.get("cuda"),
-        import_error=rec.get("import_error"),
-        import_traceback=rec.get("import_traceback"),
-        ops_error=rec.get("ops_error"),
+        installed=rec.flag("installed"),
+        version=rec.text("version"),
+        location=rec.text("location"),
+        cuda=rec.text("cuda"),
+        import_error=rec.text("import_error"),
+        import_traceback=rec.text("import_traceback"),
+        ops_error=rec.text("ops_error"),
     )
 
 
@@ -141,15 +149,23 @@ def interpret(run: ChildRun, timeout: float) -> TorchResult:
         return TorchResult(errors=(("torch", run.start_error),))
     r = read_records(run.stdout)
     errors: List[Tuple[str, str]] = list(r.errors)
-    py = r.get("python")
+    dropped: List[str] = []
+    py = Fields(r.get("python"), "python", dropped)
     packages, package_errors = _packages(py)
     errors += package_errors
-    torch_dirs = tuple(str(d) for d in py.get("torch_dirs") or ())
-    torch = _torch(r, torch_dirs)
-    companions = {name: _companion(r.get(name)) for name in ("torchvision", "torchaudio")}
+    torch_dirs = py.texts("torch_dirs") or ()
+    torch = _torch(r, torch_dirs, dropped)
+    companions = {name: _companion(Fields(r.get(name), name, dropped)) for name in ("torchvision", "torchaudio")}
+    info = _python_info(py) if r.get("python") else None
+    bad_types = dropped_error(dropped)
+    if bad_types:
+        errors.append(bad_types)
     if not r.done:
         section, doing = r.phase
-        if run.timed_out:
+        if run.overflowed:
+            what = f"printed more than {OUTPUT_CAP // MIB} MiB and was stopped"
+            reason = f"the torch probe {what} while {doing}"
+        elif run.timed_out:
             what, reason = "timed_out", f"{doing} did not finish within {timeout:g} s"
         else:
             what = ending(run.returncode)
@@ -158,14 +174,15 @@ def interpret(run: ChildRun, timeout: float) -> TorchResult:
             reason += f" ({said})" if said else ""
         errors.append((section if section in companions else "torch", reason))
         if section in companions:
-            note = f"{doing} did not finish within {timeout:g} s" if run.timed_out else f"{what} while {doing}"
+            note = f"{doing} did not finish within {timeout:g} s" if run.timed_out and not run.overflowed \
+                else f"{what} while {doing}"
             companions[section] = replace(companions[section], import_error=note)
-        elif section == "torch" and run.timed_out:
+        elif section in ("torch", "python") and run.timed_out and not run.overflowed:
             torch = replace(torch, timed_out=True)
-        elif section == "torch":
+        elif section == "torch" or run.overflowed:
             torch = replace(torch, crashed=what)
     return TorchResult(
-        python=_python_info(py) if py else None,
+        python=info,
         packages=packages,
         torch=torch,
         torchvision=companions["torchvision"],

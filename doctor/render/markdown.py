@@ -19,13 +19,32 @@ from gpudoctor.render.common import (
 FACTS_MARKER = "<!-- gpudoctor-facts -->"
 TITLE = "## gpudoctor report"
 SHORTENED_KEY = "markdown.dropped"
-_ESCAPE = re.compile(r"([\\`*_\[\]<>|~#])")
+_ESCAPE = re.compile(r"([\\`*_\[\]<>|~#&])")
+_MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")  # @user and @org/team notify people on GitHub
+_LINE_START = re.compile(r"(^|\n)([ \t]*(?:\d+)?)([-+=.)])")
 _TEXT_CAP = 1_000  # characters per detail once the body is over the limit
 
 
-def md_escape(text: str) -> str:
-    """Text that GitHub renders literally: no emphasis, links, tags or table breaks."""
-    return _ESCAPE.sub(r"\\\1", text)
+def md_escape(text: str, multiline: bool = False) -> str:
+    """Text that GitHub renders literally: no emphasis, links, tags, table breaks or @mentions.
+
+    One line unless ``multiline``: newlines become spaces, so a value cannot end a heading or a list
+    item and start a block of its own; where lines are kept, none can start a list, quote or heading.
+    """
+    if not multiline:
+        text = " ".join(text.split("\n"))
+    out = _ESCAPE.sub(r"\\\1", text)
+    out = _MENTION.sub("@\u200b", out)
+    return _LINE_START.sub(r"\1\2\\\3", out) if multiline else out
+
+
+def code(text: str) -> str:
+    """``text`` as one inline code span, whatever backticks or newlines it holds."""
+    text = " ".join(text.split())
+    longest = max((len(m.group(0)) for m in re.finditer(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if not text or text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
 def fence(body: str, lang: str) -> str:
@@ -58,7 +77,7 @@ def _row_summary(result: CheckResult) -> str:
 def _table(report: Report) -> List[str]:
     lines = ["| check | status | summary |", "| --- | --- | --- |"]
     for r in report.results:
-        check = f"{_cell(r.title or r.check)} (`{r.check}`)"
+        check = f"{_cell(r.title or r.check)} ({code(r.check)})"
         status = f"{MARKS[r.status]} {r.status.value}"
         lines.append(f"| {check} | {status} | {_cell(_row_summary(r))} |")
     return lines
@@ -70,10 +89,10 @@ def _finding(result: CheckResult, finding: Finding, cap: Optional[int]) -> List[
     out = [
         f"### {mark} {finding.severity.value}: {md_escape(finding.summary)}",
         "",
-        f"`{finding.code}` from {md_escape(title)} (`{result.check}`)",
+        f"{code(finding.code)} from {md_escape(title)} ({code(result.check)})",
     ]
     if finding.detail:
-        out += ["", md_escape(_cap(finding.detail, cap))]
+        out += ["", md_escape(_cap(finding.detail, cap), multiline=True)]
     if finding.inferred:
         out += ["", "*Built on inferred facts, not observed ones.*"]
     if finding.fix is not None:
@@ -84,14 +103,14 @@ def _finding(result: CheckResult, finding: Finding, cap: Optional[int]) -> List[
     if finding.links:
         out += [""] + [f"- <{link}>" for link in finding.links]
     if finding.evidence:
-        out += ["", "Evidence: " + ", ".join(f"`{e}`" for e in finding.evidence)]
+        out += ["", "Evidence: " + ", ".join(code(e) for e in finding.evidence)]
     return out + [""]
 
 
 def _crash(result: CheckResult, cap: Optional[int]) -> List[str]:
     title = md_escape(result.title or result.check)
     return [
-        f"### {MARKS[Status.CRASH]} crash: {title} (`{result.check}`)",
+        f"### {MARKS[Status.CRASH]} crash: {title} ({code(result.check)})",
         "",
         f"From {md_escape(result.source)}:",
         "",
@@ -105,10 +124,10 @@ def _body(report: Report, verbose: bool, cap: Optional[int]) -> List[str]:
     lines += _table(report) + [""]
     if report.facts.probe_errors:
         lines += ["**Missing from the facts:**", ""]
-        lines += [f"- `{section}`: {md_escape(reason)}" for section, reason in report.facts.probe_errors]
+        lines += [f"- {code(section)}: {md_escape(reason)}" for section, reason in report.facts.probe_errors]
         lines.append("")
     if report.facts.inferred:
-        lines += ["**Inferred, not observed:** " + ", ".join(f"`{p}`" for p in report.facts.inferred), ""]
+        lines += ["**Inferred, not observed:** " + ", ".join(code(p) for p in report.facts.inferred), ""]
     for result in report.results:
         if result.status is Status.CRASH:
             lines += _crash(result, cap)
@@ -119,7 +138,7 @@ def _body(report: Report, verbose: bool, cap: Optional[int]) -> List[str]:
     if verbose and notes:
         lines += ["#### Notes", ""]
         for _result, finding in notes:
-            lines.append(f"- {md_escape(finding.summary)} (`{finding.code}`)")
+            lines.append(f"- {md_escape(finding.summary)} ({code(finding.code)})")
         lines.append("")
     return lines
 
