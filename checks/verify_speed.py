@@ -78,11 +78,11 @@ def _clock_finding(dev: DeviceResult, name: str) -> Optional[Finding]:
     observed = f"{name}: during the benchmarks ({c.samples} readings) " + ", ".join(parts or ["no readings"])
     limiting = [r for r in c.throttle_reasons if r not in _BENIGN]
     if limiting == ["sw_power_cap"] and not _power_limit_lowered(c):
-        limit = f" against its {c.power_limit_w:.0f} W limit" if c.power_limit_w else ""
+        limit = f"the {c.power_limit_w:.0f} W power limit" if c.power_limit_w else "the power limit"
         return Finding(
             "verify.clocks", Severity.INFO,
-            f"{observed}; the power limit{limit} held the clocks, as it does for any GPU a large matrix product "
-            "keeps fully busy",
+            f"{observed}; {limit} held the clocks, as it does on any GPU that a large matrix product keeps fully "
+            "busy",
             detail="observed: NVML's software power cap while the matrix products ran, with the power limit at "
             "its default" if c.power_limit_default_w else "observed: NVML's software power cap while the matrix "
             "products ran; the default power limit was not readable, so a lowered limit cannot be ruled out.",
