@@ -35,6 +35,20 @@ def _hints(cls: type) -> dict[str, Any]:
     return _HINTS[cls]
 
 
+# Fields whose integers have a range no real machine leaves; a value outside it is an input error.
+_BOUNDS = {"compute_capability": (0, 99)}
+
+
+def _within_bounds(name: str, value: Any, path: str) -> None:
+    bounds = _BOUNDS.get(name)
+    if bounds is None or value is None:
+        return
+    low, high = bounds
+    items = value if isinstance(value, tuple) else (value,)
+    if not all(low <= item <= high for item in items):
+        raise FactsError(f"{path} must hold numbers from {low} to {high}, got {list(items)!r}")
+
+
 def from_plain(tp: Any, value: Any, path: str) -> Any:
     """Build a value of type ``tp`` from JSON data: missing keys take defaults, unknown keys are ignored."""
     origin = typing.get_origin(tp)
@@ -52,6 +66,7 @@ def from_plain(tp: Any, value: Any, path: str) -> Any:
         for f in dataclasses.fields(tp):
             if f.name in value:
                 kwargs[f.name] = from_plain(hints[f.name], value[f.name], f"{path}.{f.name}")
+                _within_bounds(f.name, kwargs[f.name], f"{path}.{f.name}")
         return tp(**kwargs)
     if origin in (tuple, Tuple):
         if not isinstance(value, (list, tuple)):

@@ -50,6 +50,16 @@ def test_absurd_but_well_typed_values_are_judged_without_crashing(tmp_path: Path
         assert done.returncode in (0, 1, 2) and INTERNAL not in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
+@pytest.mark.parametrize("capability", [[-1, 0], [999, 999], [8, -6]])
+def test_a_compute_capability_no_gpu_has_is_an_input_error_not_a_crash_row(capability: list, tmp_path: Path) -> None:
+    facts = {"meta": {"schema": 1}, "gpus": [{"index": 0, "name": "x", "compute_capability": capability}],
+             "torch": {"installed": True, "version": "2.6.0+cu126", "cuda": "12.6"}}
+    (tmp_path / "in.json").write_text(json.dumps(facts), encoding="utf-8")
+    done = _run(["diagnose", "in.json"], tmp_path)
+    _one_line_error(done, "error: in.json: ")
+    assert "facts.gpus[0].compute_capability must hold numbers from 0 to 99" in done.stderr
+
+
 def test_closed_stdin_and_stdout_and_a_full_disk(tmp_path: Path) -> None:
     (tmp_path / "in.json").write_text(json.dumps({"meta": {"schema": 1}}), encoding="utf-8")
     _one_line_error(_run(["diagnose", "-"], tmp_path,
