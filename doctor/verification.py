@@ -234,7 +234,12 @@ def _device_section(outcome: launch.Outcome, hello: Optional[Dict[str, Any]], jo
     if isinstance(bench.get("clocks"), dict) and _valid({"devices": [{"clocks": bench["clocks"]}]}):
         section["clocks"] = bench["clocks"]
     if not _valid({"devices": [section]}):
-        section = {"device": label, "error": "the worker's device description did not fit the facts schema"}
+        if not isinstance(label, str):
+            return {"device": "unknown", "error": "the worker named its device with a value that is not text"}
+        bad = sorted(key for key, value in section.items() if not _valid({"devices": [{key: value}]}))
+        section = {key: value for key, value in section.items() if key not in bad}
+        dropped = f"the worker sent {', '.join(bad)} with the wrong type; dropped"
+        section["error"] = f"{section['error']}; {dropped}" if section.get("error") else dropped
     return section
 
 
