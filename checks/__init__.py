@@ -1,46 +1,6 @@
-"""Built-in checks: pure functions from Facts to findings, one module per concern."""
+"""Built-in checks: pure functions from Facts to findings, one module per concern.
 
-from __future__ import annotations
-
-from typing import List
-
-from gpudoctor.checks import (
-    device_map,
-    devices,
-    driver,
-    driver_state,
-    duplicates,
-    env_vars,
-    gpu_arch,
-    gpu_health,
-    libs,
-    packages,
-    paste,
-    platform,
-    toolkit,
-    torch_install,
-    torchvision,
-    verify,
-    windows,
-)
-from gpudoctor.registry import Check
-
-CHECKS: List[Check] = [
-    *driver.CHECKS,
-    *torch_install.CHECKS,
-    *gpu_arch.CHECKS,
-    *torchvision.CHECKS,
-    *devices.CHECKS,
-    *driver_state.CHECKS,
-    *device_map.CHECKS,
-    *gpu_health.CHECKS,
-    *env_vars.CHECKS,
-    *libs.CHECKS,
-    *duplicates.CHECKS,
-    *packages.CHECKS,
-    *toolkit.CHECKS,
-    *windows.CHECKS,
-    *platform.CHECKS,
-    *paste.CHECKS,
-    *verify.CHECKS,
-]
+The catalogue is ``gpudoctor.checks.builtin.CHECKS``, which the ``builtin`` entry point of the
+``gpudoctor.checks`` group names; this package itself imports nothing, so a check module importing a
+sibling never imports the catalogue.
+"""

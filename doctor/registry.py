@@ -95,7 +95,7 @@ def _as_checks(obj: Any) -> Tuple[Check, ...]:
 
 def builtin_checks() -> Tuple[Check, ...]:
     """The built-in checks, imported directly (the catalogue as the entry point names it)."""
-    from gpudoctor.checks import CHECKS
+    from gpudoctor.checks.builtin import CHECKS
 
     return _as_checks(CHECKS)
 

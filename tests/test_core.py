@@ -241,7 +241,7 @@ def test_duplicate_check_ids_from_plugins_are_refused() -> None:
     if not builtin_ids:
         pytest.skip("no built-in checks registered")
     clash = replace(_ok, id=builtin_ids[0])
-    from gpudoctor.checks import CHECKS
+    from gpudoctor.checks.builtin import CHECKS
 
     eps = [FakeEntryPoint("builtin", lambda: CHECKS, FakeDist("torch-gpudoctor", "0.1.0")),
            FakeEntryPoint("clash", lambda: [clash], FakeDist("gpudoctor-clash", "1.0"))]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpudoctor import registry
-from gpudoctor.checks import CHECKS
+from gpudoctor.checks.builtin import CHECKS
 from gpudoctor.facts import Facts
 from gpudoctor.plugins import OWN_DISTRIBUTION, entry_points
 from gpudoctor.registry import discover
@@ -62,7 +62,7 @@ def test_plugins_found_on_sys_path_run_and_a_broken_one_is_a_row(plugin_site: Pa
 
 def test_the_built_ins_come_through_their_own_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
     own = [ep for ep in metadata.distribution(OWN_DISTRIBUTION).entry_points if ep.group == registry.ENTRY_POINT_GROUP]
-    assert [(ep.name, ep.value) for ep in own] == [("builtin", "gpudoctor.checks:CHECKS")]
+    assert [(ep.name, ep.value) for ep in own] == [("builtin", "gpudoctor.checks.builtin:CHECKS")]
 
     def no_direct_import() -> None:
         raise AssertionError("the built-ins were imported around their entry point")

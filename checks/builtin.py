@@ -1,0 +1,46 @@
+"""The catalogue of built-in checks, in report order; the `builtin` entry point of `gpudoctor.checks` names it."""
+
+from __future__ import annotations
+
+from typing import List
+
+from gpudoctor.checks import (
+    device_map,
+    devices,
+    driver,
+    driver_state,
+    duplicates,
+    env_vars,
+    gpu_arch,
+    gpu_health,
+    libs,
+    packages,
+    paste,
+    platform,
+    toolkit,
+    torch_install,
+    torchvision,
+    verify,
+    windows,
+)
+from gpudoctor.registry import Check
+
+CHECKS: List[Check] = [
+    *driver.CHECKS,
+    *torch_install.CHECKS,
+    *gpu_arch.CHECKS,
+    *torchvision.CHECKS,
+    *devices.CHECKS,
+    *driver_state.CHECKS,
+    *device_map.CHECKS,
+    *gpu_health.CHECKS,
+    *env_vars.CHECKS,
+    *libs.CHECKS,
+    *duplicates.CHECKS,
+    *packages.CHECKS,
+    *toolkit.CHECKS,
+    *windows.CHECKS,
+    *platform.CHECKS,
+    *paste.CHECKS,
+    *verify.CHECKS,
+]
