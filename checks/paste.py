@@ -37,6 +37,11 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
 }
 
 
+# Messages that only say CUDA is missing: on a Mac that is the platform, not a broken install.
+_CUDA_ONLY = frozenset({"not-compiled-with-cuda", "xformers-mismatch", "cuda-unavailable", "no-driver",
+                        "bitsandbytes-without-gpu"})
+
+
 def _explained(facts: Facts) -> bool:
     """Another message or fact in the paste already says why CUDA is unavailable."""
     others = [v for k, v in facts.extra if k == "paste.signature" and v != "cuda-unavailable"]
@@ -73,16 +78,21 @@ def errors(facts: Facts) -> Iterator[Finding]:
                     "library to the loader path.", ("pip list | grep -i nvidia", *REINSTALL)),
             evidence=("extra",),
         )
+    mac_said = False
     for code in found:
         cause = CAUSES.get(code)
         covered = COVERED.get(code)
         if cause is None or (covered is not None and covered(facts)):
             continue
-        if code == "not-compiled-with-cuda" and facts.platform.system == "Darwin":
+        if code in _CUDA_ONLY and facts.platform.system == "Darwin":
+            if mac_said:
+                continue
+            mac_said = True
             yield Finding(
                 code="paste.macos-no-cuda",
                 severity=Severity.WARNING,
-                summary="the code asks for CUDA on a Mac, which has no CUDA (Torch not compiled with CUDA enabled)",
+                summary="the code asks for CUDA on a Mac, which has no CUDA"
+                        + (" (Torch not compiled with CUDA enabled)" if code == "not-compiled-with-cuda" else ""),
                 detail=quoted(facts, code) or "",
                 fix=Fix("Use the Mac's GPU through MPS (torch.device(\"mps\")) or the CPU where the code says "
                         "\"cuda\"; most projects have a --device option.",

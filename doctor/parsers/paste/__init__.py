@@ -15,7 +15,7 @@ from gpudoctor.facts import Facts, Meta
 from gpudoctor.parsers.collect_env_infer import infer
 from gpudoctor.parsers.collect_env_text import FIELDS
 from gpudoctor.parsers.collect_env_warnings import scan
-from gpudoctor.parsers.paste import keyvalue, packages, signatures, tools
+from gpudoctor.parsers.paste import keyvalue, logs, packages, signatures, tools
 from gpudoctor.parsers.paste.merge import Conflict, merge
 from gpudoctor.parsers.paste.observe import QUOTE_CHARS, Observation, Parser, observe, printable, run_all
 from gpudoctor.parsers.paste.segments import MAX_LINE, Body, Segment, split
@@ -38,6 +38,7 @@ PARSERS: Tuple[Parser, ...] = (
     packages.package_lists,
     keyvalue.key_values,
     keyvalue.one_liners,
+    logs.launcher_versions,
 )
 
 
