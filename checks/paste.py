@@ -6,6 +6,7 @@ from typing import Callable, Dict, Iterator, Optional, Tuple
 
 from gpudoctor.checks.paste_causes import CAUSES, REINSTALL
 from gpudoctor.facts import Facts
+from gpudoctor.parsers.collect_env_packages import conda_build_cuda
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, skip
 
@@ -118,10 +119,16 @@ def _cpu_only(facts: Facts) -> bool:
     tag = (t.version or "").partition("+")[2].lower()
     if tag and tag != "cpu" and not tag.startswith("cpu."):  # +xpu, +rocm: another accelerator's build
         return False
-    if facts.meta.source == "collect_env" and tag != "cpu":
+    if facts.meta.source == "collect_env" and tag != "cpu" and not _conda_cpu(facts):
         return False  # collect_env says "CUDA used to build: None" for XPU and MPS builds too
     return (t.cuda_compiled is False and not t.hip and not facts.gpus and facts.platform.system != "Darwin"
             and facts.meta.source in ("paste", "collect_env"))
+
+
+def _conda_cpu(facts: Facts) -> bool:
+    """collect_env's "[conda] pytorch 1.4.0 py3.7_cpu_0" names the CPU build as plainly as "+cpu" does."""
+    build = next((v for k, v in facts.extra if k == "conda.pytorch"), "").split()
+    return len(build) > 1 and conda_build_cuda(build[1]) == "cpu"
 
 
 def _cpu_build(facts: Facts, found: Tuple[str, ...]) -> Iterator[Finding]:

@@ -71,3 +71,20 @@ def test_an_application_that_says_it_runs_on_the_cpu_is_not_healthy(line: str) -
 
 def test_a_cpu_device_chosen_among_others_is_not_read_as_one() -> None:
     assert read_paste("Using device: cpu for the tokenizer and cuda:0 for the model\n").signatures() == ()
+
+
+def test_torch_printing_cuda_unavailable_with_nothing_else_is_a_warning() -> None:
+    assert _codes('import torch\nprint(torch.cuda.is_available())\nFalse') == ("paste.cuda-unavailable",)
+
+
+def test_torch_printing_cuda_unavailable_next_to_a_cpu_build_names_the_build() -> None:
+    assert _codes(">>> torch.__version__\n'2.6.0+cpu'\n>>> torch.cuda.is_available()\nFalse") == ("paste.cpu-build",)
+
+
+def test_an_old_collect_env_with_a_conda_cpu_build_is_named() -> None:
+    text = ("Collecting environment information...\nPyTorch version: 1.4.0\nIs debug build: No\n"
+            "CUDA used to build PyTorch: None\n\nOS: Ubuntu 16.04.6 LTS\n\nPython version: 3.7\n"
+            "Is CUDA available: No\nCUDA runtime version: No CUDA\nGPU models and configuration: No CUDA\n"
+            "Nvidia driver version: No CUDA\ncuDNN version: No CUDA\n\nVersions of relevant libraries:\n"
+            "[pip] torch==1.4.0\n[conda] pytorch                   1.4.0               py3.7_cpu_0  [cpuonly]  pytorch\n")
+    assert _codes(text) == ("paste.cpu-build",)

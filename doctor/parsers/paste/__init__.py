@@ -100,6 +100,15 @@ def _derive(facts: Facts, found: Tuple[Sig, ...]) -> Facts:
     return dataclasses.replace(facts, torch=torch, platform=platform)
 
 
+def _unavailable(observations: List[Observation]) -> List[Observation]:
+    """torch itself printing ``torch.cuda.is_available()`` as False, and no message saying more, says what
+    "CUDA is not available" says."""
+    if any(o.path == "signature" for o in observations):
+        return []
+    said = next((o for o in observations if o.path == "torch.is_available" and o.value is False), None)
+    return [dataclasses.replace(said, path="signature", value=Sig.CUDA_UNAVAILABLE)] if said else []
+
+
 def _with_ccs(facts: Facts, observations: List[Observation]) -> Facts:
     ccs = {obs.value[0].lower(): obs.value[1] for obs in observations if obs.path == "gpus.cc"}
     if not ccs or not facts.gpus:
@@ -119,6 +128,7 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     observations.sort(key=lambda o: o.line)  # "first" means first in the paste, whichever parser read it
     if base is not None:  # collect_env's own fields are its parser's to read
         observations = [o for o in observations if not (o.fmt == "env report" and _COLLECT_ENV_LABEL.match(o.quote))]
+    observations += _unavailable(observations)
     start = base if base is not None else Facts(meta=Meta(gpudoctor_version=_version(), source="paste"))
     merged = merge(start, [o for o in observations if o.path != "gpus.cc"], base_format)
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))
