@@ -6,6 +6,7 @@ from typing import Callable, Dict, Iterator, Optional, Tuple
 
 from gpudoctor.checks.paste_causes import CAUSES, REINSTALL
 from gpudoctor.facts import Facts
+from gpudoctor.parsers.collect_env_packages import conda_build_cuda
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, skip
 
@@ -35,6 +36,11 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
     "gpu-fell-off-the-bus": lambda f: any(k == "paste.xid" for k, _ in f.extra),  # paste.xid says it
     "cuda-unavailable": lambda f: _explained(f),
 }
+
+
+# Messages that only say CUDA is missing: on a Mac that is the platform, not a broken install.
+_CUDA_ONLY = frozenset({"not-compiled-with-cuda", "xformers-mismatch", "cuda-unavailable", "no-driver",
+                        "bitsandbytes-without-gpu"})
 
 
 def _explained(facts: Facts) -> bool:
@@ -73,16 +79,21 @@ def errors(facts: Facts) -> Iterator[Finding]:
                     "library to the loader path.", ("pip list | grep -i nvidia", *REINSTALL)),
             evidence=("extra",),
         )
+    mac_said = False
     for code in found:
         cause = CAUSES.get(code)
         covered = COVERED.get(code)
         if cause is None or (covered is not None and covered(facts)):
             continue
-        if code == "not-compiled-with-cuda" and facts.platform.system == "Darwin":
+        if code in _CUDA_ONLY and facts.platform.system == "Darwin":
+            if mac_said:
+                continue
+            mac_said = True
             yield Finding(
                 code="paste.macos-no-cuda",
                 severity=Severity.WARNING,
-                summary="the code asks for CUDA on a Mac, which has no CUDA (Torch not compiled with CUDA enabled)",
+                summary="the code asks for CUDA on a Mac, which has no CUDA"
+                        + (" (Torch not compiled with CUDA enabled)" if code == "not-compiled-with-cuda" else ""),
                 detail=quoted(facts, code) or "",
                 fix=Fix("Use the Mac's GPU through MPS (torch.device(\"mps\")) or the CPU where the code says "
                         "\"cuda\"; most projects have a --device option.",
@@ -108,10 +119,16 @@ def _cpu_only(facts: Facts) -> bool:
     tag = (t.version or "").partition("+")[2].lower()
     if tag and tag != "cpu" and not tag.startswith("cpu."):  # +xpu, +rocm: another accelerator's build
         return False
-    if facts.meta.source == "collect_env" and tag != "cpu":
+    if facts.meta.source == "collect_env" and tag != "cpu" and not _conda_cpu(facts):
         return False  # collect_env says "CUDA used to build: None" for XPU and MPS builds too
     return (t.cuda_compiled is False and not t.hip and not facts.gpus and facts.platform.system != "Darwin"
             and facts.meta.source in ("paste", "collect_env"))
+
+
+def _conda_cpu(facts: Facts) -> bool:
+    """collect_env's "[conda] pytorch 1.4.0 py3.7_cpu_0" names the CPU build as plainly as "+cpu" does."""
+    build = next((v for k, v in facts.extra if k == "conda.pytorch"), "").split()
+    return len(build) > 1 and conda_build_cuda(build[1]) == "cpu"
 
 
 def _cpu_build(facts: Facts, found: Tuple[str, ...]) -> Iterator[Finding]:

@@ -15,7 +15,7 @@ from gpudoctor.facts import Facts, Meta
 from gpudoctor.parsers.collect_env_infer import infer
 from gpudoctor.parsers.collect_env_text import FIELDS
 from gpudoctor.parsers.collect_env_warnings import scan
-from gpudoctor.parsers.paste import keyvalue, packages, signatures, tools
+from gpudoctor.parsers.paste import keyvalue, logs, packages, signatures, tools
 from gpudoctor.parsers.paste.merge import Conflict, merge
 from gpudoctor.parsers.paste.observe import QUOTE_CHARS, Observation, Parser, observe, printable, run_all
 from gpudoctor.parsers.paste.segments import MAX_LINE, Body, Segment, split
@@ -38,6 +38,7 @@ PARSERS: Tuple[Parser, ...] = (
     packages.package_lists,
     keyvalue.key_values,
     keyvalue.one_liners,
+    logs.launcher_versions,
 )
 
 
@@ -99,6 +100,15 @@ def _derive(facts: Facts, found: Tuple[Sig, ...]) -> Facts:
     return dataclasses.replace(facts, torch=torch, platform=platform)
 
 
+def _unavailable(observations: List[Observation]) -> List[Observation]:
+    """torch itself printing ``torch.cuda.is_available()`` as False, and no message saying more, says what
+    "CUDA is not available" says."""
+    if any(o.path == "signature" for o in observations):
+        return []
+    said = next((o for o in observations if o.path == "torch.is_available" and o.value is False), None)
+    return [dataclasses.replace(said, path="signature", value=Sig.CUDA_UNAVAILABLE)] if said else []
+
+
 def _with_ccs(facts: Facts, observations: List[Observation]) -> Facts:
     ccs = {obs.value[0].lower(): obs.value[1] for obs in observations if obs.path == "gpus.cc"}
     if not ccs or not facts.gpus:
@@ -118,6 +128,7 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     observations.sort(key=lambda o: o.line)  # "first" means first in the paste, whichever parser read it
     if base is not None:  # collect_env's own fields are its parser's to read
         observations = [o for o in observations if not (o.fmt == "env report" and _COLLECT_ENV_LABEL.match(o.quote))]
+    observations += _unavailable(observations)
     start = base if base is not None else Facts(meta=Meta(gpudoctor_version=_version(), source="paste"))
     merged = merge(start, [o for o in observations if o.path != "gpus.cc"], base_format)
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))

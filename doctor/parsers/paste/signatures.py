@@ -122,6 +122,10 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.BNB_NO_GPU, "bitsandbytes", r"bitsandbytes was compiled without GPU support|bitsandbytes[^\n]*"
        r"(?:CUDA Setup failed|could not find the CUDA runtime|no GPU detected)",
        "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
+    _s(Sig.BNB_NO_GPU, "setup", r"CUDA Setup failed despite GPU being available|CUDA[ _]SETUP:.*\blibcuda\.so not found",
+       "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
+    _s(Sig.BNB_NO_GPU, "libbitsandbytes_cpu", r"^\s*bin\s+\S*libbitsandbytes_cpu\.(?:so|dll)\b",
+       "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
     _s(Sig.CUDA_HOME_UNSET, "cuda_home", r"CUDA_HOME environment variable is not set",
        "building a CUDA extension needs the CUDA toolkit (nvcc); torch's wheels do not include it"),
     _s(Sig.SHADOWED_CUDA, "undefined symbol", r"undefined symbol: (?:__nvJitLink\w*|cusparseSpSV\w*|cublasLt\w*|\w*cudnn\w*)",
@@ -146,6 +150,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"on a CUDA device but torch\.cuda\.is_available\(\) is False|\bCUDA is not available|"
        r"torch\.cuda\.is_available\(\)\s*(?:returns?|is|=+|:)\s*\**False", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "cpu", r"\b(?:using|selected|generator:|running on)\s+device\s*[=:]?\s*['\"]?cpu\b['\"]?\s*$|"
+       r"\bcompute=cpu\s+device=cpu\b", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "only has: []", r"But your machine only has: \[\]", _UNAVAILABLE),
     _s(Sig.TORCH_NOT_FOUND, "could not find a version that satisfies the requirement",
        r"Could not find a version that satisfies the requirement (?:torch|torchvision|torchaudio|nvidia-[\w-]+)\b",

@@ -125,7 +125,7 @@ _LINUX_PATH = re.compile(r"(?:^|[\s\"'(])/(?:usr|home|opt|root|data|workspace|mn
 _MACHINE = re.compile(r"\b(x86_64|aarch64|AMD64|arm64)\b")
 _VISIBLE = re.compile(r"(?:^|[\s;'\"(])(?:export\s+)?CUDA_VISIBLE_DEVICES=(['\"]?)([\w,-]*)\1(?=\s|$)")
 _MACOS = re.compile(r"\bmacOS[- ]\d+|Darwin Kernel|\barm64-arm-64bit\b|/opt/homebrew/|(?:^|[\s\"'(])/Users/[^/\s]+/|"
-                    r"\bMacBook\b|\bApple M[1-9]\b|\bM[1-9] (?:Pro|Max|Ultra) [Cc]hip")
+                    r"\bMacBook\b|\bApple M[1-9]\b|\bM[1-9] (?:Pro|Max|Ultra) [Cc]hip|\b[Mm]ac ?M[1-9]\b|\bM[1-9] [Mm]ac\b")
 
 
 def platform_hints(segment: Segment) -> Iterator[Observation]:

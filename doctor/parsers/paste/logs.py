@@ -1,0 +1,35 @@
+"""Torch versions as launcher logs and pip print them inline: "INFO Torch 2.0.1+cpu", "torch==2.8.0+cpu",
+"Requirement already satisfied: torch in ... (2.1.0+cu121)"."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from gpudoctor.parsers.paste.observe import Observation, observe
+from gpudoctor.parsers.paste.segments import Segment
+
+# "torch" as a word (not torchvision, not a path or wheel name), then "==", ":" or spaces, then a version that
+# carries a build tag (+cpu, +cu121, +rocm6.0): an untagged number in prose is too weak to count.
+_INLINE = re.compile(
+    r"(?<![\w/\\.-])torch(?:\s*==\s*|\s*:\s*|\s+)v?(\d+\.\d+(?:\.\d+)?(?:\.post\d+|[a-z]+\d*)?\+(?:cpu|cu\d{2,3}|rocm[\d.]+)\b)"
+    r"(?![\w.-]*-cp\d)",
+    re.I,
+)
+_SATISFIED = re.compile(r"Requirement already satisfied: torch(?:==\S+)? in \S.*\((\d+\.\d+[\w.+]*)\)\s*$")
+
+
+def launcher_versions(segment: Segment) -> Iterator[Observation]:
+    """The installed torch named inline by a launcher's log line or by pip's "already satisfied" line."""
+    for line in segment.lines:
+        text = line.text
+        if "orch" not in text:
+            continue
+        if text.lstrip().startswith("Requirement already satisfied: torch "):
+            m = _SATISFIED.search(text)
+            if m:
+                yield observe("torch.version", m.group(1), segment, line, "pip")
+            continue
+        m = _INLINE.search(text)
+        if m:
+            yield observe("torch.version", m.group(1), segment, line, "launcher log")
