@@ -6,7 +6,6 @@ from typing import Callable, Dict, Iterator, Optional, Tuple
 
 from gpudoctor.checks.paste_causes import CAUSES, REINSTALL
 from gpudoctor.facts import Facts
-from gpudoctor.parsers.collect_env_packages import conda_build_cuda
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, skip
 
@@ -127,8 +126,7 @@ def _cpu_only(facts: Facts) -> bool:
 
 def _conda_cpu(facts: Facts) -> bool:
     """collect_env's "[conda] pytorch 1.4.0 py3.7_cpu_0" names the CPU build as plainly as "+cpu" does."""
-    build = next((v for k, v in facts.extra if k == "conda.pytorch"), "").split()
-    return len(build) > 1 and conda_build_cuda(build[1]) == "cpu"
+    return any(k == "conda.pytorch.cuda" and v == "cpu" for k, v in facts.extra)
 
 
 def _cpu_build(facts: Facts, found: Tuple[str, ...]) -> Iterator[Finding]:

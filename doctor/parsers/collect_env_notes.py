@@ -6,7 +6,7 @@ import re
 from typing import List, Optional, Tuple
 
 from gpudoctor.facts import Facts
-from gpudoctor.parsers.collect_env_packages import Packages
+from gpudoctor.parsers.collect_env_packages import Packages, conda_build_cuda
 from gpudoctor.parsers.collect_env_text import ORDER, RawReport, join_wrapped, known
 from gpudoctor.parsers.collect_env_warnings import Signals
 
@@ -51,6 +51,9 @@ def extra_notes(raw: RawReport, sig: Signals, pkgs: Packages, more: int) -> List
         pkg = pkgs.conda_has(name)
         if pkg and not pkg.from_pypi:
             out.append((f"conda.{pkg.name}", " ".join(x for x in (pkg.version, pkg.build, pkg.channel) if x)))
+            cuda = conda_build_cuda(pkg.build) if pkg.build else None
+            if cuda:  # the build string classified once here: "cpu", or the CUDA version it was built for
+                out.append((f"conda.{pkg.name}.cuda", cuda))
     model = next((re.sub(r"^(Model name|Name)\s*[:=]\s*", "", line) for line in raw.cpu
                   if re.match(r"^(Model name|Name)\s*[:=]", line)), None)
     if model:
