@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 FORMATS = ("terminal", "markdown", "json")
 FAIL_ON = ("error", "warning", "info", "never")
-DATASETS = ("synthetic", "mnist", "cifar10")
+DATASETS = ("synthetic", "mnist", "cifar10", "catsdogs", "folder:PATH")
 EXIT_USAGE = 2
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -350,8 +350,9 @@ def list_checks(no_plugins: bool) -> int:
 
 
 @main.command()
-@click.option("--train", "dataset", type=click.Choice(DATASETS), default="synthetic", show_default=True,
-              help="What to train the reference models on.")
+@click.option("--train", "dataset", default="synthetic", show_default=True, metavar="|".join(DATASETS),
+              help="What to train the reference models on: generated digits, MNIST, CIFAR-10, generated two-class "
+                   "images for seed 002's Dogs-vs-Cats CNN, or your own images (PATH/<class>/<image>).")
 @click.option("--device", metavar="cuda:N", help="The GPU to verify [default: the first].")
 @click.option("--all-devices", is_flag=True, help="Verify every visible GPU.")
 @click.option("--data-dir", metavar="DIR", help="Where datasets are found or downloaded.")
