@@ -368,6 +368,8 @@ def verify(dataset: str, device: Optional[str], all_devices: bool, data_dir: Opt
 
     if device and all_devices:
         raise UserError("--device and --all-devices cannot be used together")
+    if dataset not in DATASETS[:-1] and not dataset.startswith("folder:"):
+        raise UserError(f"--train {dataset}: choose one of {', '.join(DATASETS)}")
     catalogue = _prepare(**opts)
     from gpudoctor import verification as verifier
     from gpudoctor.render.console import interactive
