@@ -58,6 +58,8 @@ _WORKER_FIXES = {
 
 
 def _data_fix(facts: Facts, v: VerifyFacts) -> Fix:
+    if v.dataset == "folder":
+        return Fix("Put readable images (JPEG, PNG...) into two or more class folders, PATH/<class>/<image>.")
     folder = {"mnist": "MNIST", "cifar10": "cifar-10-batches-py"}.get(v.dataset or "", "")
     if not v.data_dir or not folder or not plausible.path(v.data_dir):
         return Fix("Move the damaged files aside and run verify again to fetch them afresh.")

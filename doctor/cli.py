@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 FORMATS = ("terminal", "markdown", "json")
 FAIL_ON = ("error", "warning", "info", "never")
-DATASETS = ("synthetic", "mnist", "cifar10")
+DATASETS = ("synthetic", "mnist", "cifar10", "catsdogs", "folder:PATH")
 EXIT_USAGE = 2
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -350,8 +350,9 @@ def list_checks(no_plugins: bool) -> int:
 
 
 @main.command()
-@click.option("--train", "dataset", type=click.Choice(DATASETS), default="synthetic", show_default=True,
-              help="What to train the reference models on.")
+@click.option("--train", "dataset", default="synthetic", show_default=True, metavar="|".join(DATASETS),
+              help="What to train the reference models on: generated digits, MNIST, CIFAR-10, generated two-class "
+                   "images for seed 002's Dogs-vs-Cats CNN, or your own images (PATH/<class>/<image>).")
 @click.option("--device", metavar="cuda:N", help="The GPU to verify [default: the first].")
 @click.option("--all-devices", is_flag=True, help="Verify every visible GPU.")
 @click.option("--data-dir", metavar="DIR", help="Where datasets are found or downloaded.")
@@ -367,6 +368,8 @@ def verify(dataset: str, device: Optional[str], all_devices: bool, data_dir: Opt
 
     if device and all_devices:
         raise UserError("--device and --all-devices cannot be used together")
+    if dataset not in DATASETS[:-1] and not dataset.startswith("folder:"):
+        raise UserError(f"--train {dataset}: choose one of {', '.join(DATASETS)}")
     catalogue = _prepare(**opts)
     from gpudoctor import verification as verifier
     from gpudoctor.render.console import interactive

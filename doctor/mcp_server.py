@@ -147,7 +147,8 @@ def build_server() -> Any:
     def verify(dataset: str = "synthetic", device: Optional[str] = None, epochs: Optional[int] = None,
                python: Optional[str] = None, format: str = "text") -> str:
         """Prove GPU acceleration: train small reference models on the GPU and the CPU and judge accuracy,
-        speed-up and CPU/GPU agreement. `dataset`: synthetic (no download), mnist or cifar10. Takes minutes."""
+        speed-up and CPU/GPU agreement. `dataset`: synthetic (no download), mnist, cifar10, catsdogs (no download)
+        or folder:PATH (PATH/<class>/<image>). Takes minutes."""
         return _render(api.verify(dataset, device=device, epochs=epochs, python=python), format)
 
     if lint_available():

@@ -56,14 +56,18 @@ def run_verify(
     ``timeout`` limits each worker process; ``cpu_seconds`` is the CPU baseline's training time per model, or
     ``cpu_steps`` its number of training steps (then what the baseline trains does not depend on the CPU's speed).
     """
+    dataset, folder = _folder(dataset)
     target = _check(dataset, device, all_devices, epochs, timeout)
     exe = _interpreter(python)
-    root = None
-    if dataset != "synthetic":
+    root, cache = None, None
+    if folder is not None:
+        root, cache = folder, str(fetch.default_root().parent / "images")
+    elif dataset not in ("synthetic", "catsdogs"):
         root = _prepare_data(dataset, data_dir, progress)
     common = ["--dataset", dataset, "--cpu-seconds", f"{cpu_seconds:g}"]
     for flag, value in (
         ("--data-dir", root),
+        ("--cache-dir", cache),
         ("--epochs", epochs),
         ("--train-size", train_size),
         ("--test-size", test_size),
@@ -138,10 +142,30 @@ def _other_mig_instances(
     return (lister or list_mig_instances)()[1:]
 
 
+def _folder(train: str) -> Tuple[str, Optional[str]]:
+    """``folder:PATH`` as ("folder", the folder's absolute path), checked to hold two classes of files; any other
+    value as itself."""
+    if train == "folder" or not train.startswith("folder:"):
+        if train == "folder":
+            raise VerifyInputError("--train folder: give the folder as folder:PATH (PATH/<class>/<image>)")
+        return train, None
+    from gpudoctor.trainers.images import FolderError, scan
+
+    path = os.path.abspath(os.path.expanduser(train[len("folder:") :].strip()))
+    try:
+        scan(path)
+    except FolderError as exc:
+        raise VerifyInputError(f"--train folder:{exc}") from None
+    except OSError as exc:
+        raise VerifyInputError(f"--train folder:{path}: cannot be read ({exc.strerror or exc})") from None
+    return "folder", path
+
+
 def _check(dataset: str, device: Optional[str], all_devices: bool, epochs: Optional[int], timeout: float) -> str:
     """Validate the options; return the worker's --device value."""
     if dataset not in DATASETS:
-        raise VerifyInputError(f"--train {dataset}: choose one of {', '.join(DATASETS)}")
+        choices = ", ".join(d if d != "folder" else "folder:PATH" for d in DATASETS)
+        raise VerifyInputError(f"--train {dataset}: choose one of {choices}")
     if epochs is not None and epochs < 1:
         raise VerifyInputError(f"--epochs {epochs}: at least 1 epoch is needed")
     if not timeout > 0:

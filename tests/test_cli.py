@@ -437,7 +437,15 @@ def test_verify_failure_is_judged_by_the_checks(calls: Dict[str, Any], verifier:
 def test_verify_bad_options(calls: Dict[str, Any], verifier: Dict[str, Any]) -> None:
     fail(["verify", "--device", "gpu7"], "--device gpu7: expected cuda:N")
     fail(["verify", "--device", "cuda:0", "--all-devices"], "--device and --all-devices cannot be used together")
-    assert "Invalid value for '--train'" in run(["verify", "--train", "imagenet"], 2).stderr
+    fail(["verify", "--train", "imagenet"], "--train imagenet: choose one of synthetic, mnist, cifar10, catsdogs, folder:PATH")
+    fail(["verify", "--train", "folder"], "--train folder: choose one of synthetic, mnist, cifar10, catsdogs, folder:PATH")
+    assert [c["dataset"] for c in verifier["calls"]] == ["synthetic"]  # only the --device gpu7 call got that far
+
+
+def test_verify_train_takes_catsdogs_and_a_folder(calls: Dict[str, Any], verifier: Dict[str, Any]) -> None:
+    run(["verify", "--train", "catsdogs"], 0)
+    run(["verify", "--train", "folder:/data/PetImages"], 0)
+    assert [c["dataset"] for c in verifier["calls"]] == ["catsdogs", "folder:/data/PetImages"]
 
 
 # the program itself

@@ -276,7 +276,7 @@ def test_a_python_too_old_for_the_worker_is_refused_in_one_line(tmp_path: Path) 
             "the CPU side always runs)",
         ),
         ({"device": "cuda:1", "all_devices": True}, "--device cuda:1 and --all-devices exclude each other: pick one"),
-        ({"dataset": "imagenet"}, "--train imagenet: choose one of synthetic, mnist, cifar10"),
+        ({"dataset": "imagenet"}, "--train imagenet: choose one of synthetic, mnist, cifar10, catsdogs, folder:PATH"),
         ({"epochs": 0}, "--epochs 0: at least 1 epoch is needed"),
         ({"timeout": 0}, "--timeout 0: the time limit must be positive"),
         (

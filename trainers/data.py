@@ -23,6 +23,8 @@ class Bundle:
     y_train: torch.Tensor
     x_test: torch.Tensor
     y_test: torch.Tensor
+    classes: int = 10
+    note: str = ""  # what loading left out (unreadable files), for the report
 
     @property
     def train_size(self) -> int:
@@ -33,10 +35,26 @@ class Bundle:
         return int(self.x_test.shape[0])
 
 
-def load(name: str, root: Optional[str], train_size: Optional[int], test_size: Optional[int], seed: int) -> Bundle:
-    """Load ``name`` (synthetic | mnist | cifar10), cut to at most ``train_size``/``test_size`` images."""
+def load(
+    name: str,
+    root: Optional[str],
+    train_size: Optional[int],
+    test_size: Optional[int],
+    seed: int,
+    cache_dir: Optional[str] = None,
+) -> Bundle:
+    """Load ``name`` (synthetic | mnist | cifar10 | catsdogs | folder), cut to at most ``train_size``/``test_size``
+    images; ``folder`` reads the ImageFolder-style tree ``root``, caching its decoded images under ``cache_dir``."""
     if name == "synthetic":
         bundle = synthetic(train_size or 60000, test_size or 10000, seed)
+    elif name == "catsdogs":
+        from .images import generated
+
+        bundle = generated(train_size or 20000, test_size or 2500, seed)
+    elif name == "folder":
+        from .images import from_folder
+
+        bundle = from_folder(_need_root(root), cache_dir, seed)
     elif name == "mnist":
         bundle = _mnist(_need_root(root))
     elif name == "cifar10":
@@ -54,7 +72,10 @@ def _need_root(root: Optional[str]) -> str:
 
 def _cut(bundle: Bundle, train_size: Optional[int], test_size: Optional[int]) -> Bundle:
     n, m = train_size or bundle.train_size, test_size or bundle.test_size
-    return Bundle(bundle.name, bundle.x_train[:n], bundle.y_train[:n], bundle.x_test[:m], bundle.y_test[:m])
+    return Bundle(
+        bundle.name, bundle.x_train[:n], bundle.y_train[:n], bundle.x_test[:m], bundle.y_test[:m], bundle.classes,
+        bundle.note,
+    )
 
 
 def _mnist(root: str) -> Bundle:

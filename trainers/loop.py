@@ -27,6 +27,7 @@ class DeviceData:
     y_train: torch.Tensor
     x_test: torch.Tensor
     y_test: torch.Tensor
+    classes: int = 10
 
 
 def to_device(bundle: Bundle, device: torch.device, mean: Sequence[float], std: Sequence[float]) -> DeviceData:
@@ -39,7 +40,11 @@ def to_device(bundle: Bundle, device: torch.device, mean: Sequence[float], std: 
         return x.sub_(m).div_(s)
 
     return DeviceData(
-        prepare(bundle.x_train), bundle.y_train.to(device), prepare(bundle.x_test), bundle.y_test.to(device)
+        prepare(bundle.x_train),
+        bundle.y_train.to(device),
+        prepare(bundle.x_test),
+        bundle.y_test.to(device),
+        bundle.classes,
     )
 
 
@@ -48,8 +53,26 @@ def sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
+def criterion(recipe: Recipe, out: torch.Tensor, target: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
+    """The recipe's loss: cross-entropy, or (seed 002) mean squared error against one-hot targets; with
+    ``reduction="sum"`` the sum over samples of each sample's loss."""
+    if recipe.loss == "mse":
+        one_hot = F.one_hot(target, out.shape[1]).to(out.dtype)
+        if reduction == "sum":
+            return F.mse_loss(out, one_hot, reduction="sum") / out.shape[1]
+        return F.mse_loss(out, one_hot)
+    return F.cross_entropy(out, target, reduction=reduction)
+
+
 def make_optimizer(model: torch.nn.Module, recipe: Recipe, device: torch.device) -> torch.optim.Optimizer:
-    """SGD with momentum; the fused CUDA kernel where this torch has it (one launch for all parameters)."""
+    """SGD with momentum or Adam; the fused CUDA kernel where this torch has it (one launch for all parameters)."""
+    if recipe.optimizer == "adam":
+        if device.type == "cuda":
+            try:
+                return torch.optim.Adam(model.parameters(), lr=recipe.lr, fused=True)
+            except (TypeError, RuntimeError, ValueError):
+                pass
+        return torch.optim.Adam(model.parameters(), lr=recipe.lr)
     if device.type == "cuda":
         try:
             return torch.optim.SGD(model.parameters(), lr=recipe.lr, momentum=recipe.momentum, fused=True)
@@ -58,8 +81,11 @@ def make_optimizer(model: torch.nn.Module, recipe: Recipe, device: torch.device)
     return torch.optim.SGD(model.parameters(), lr=recipe.lr, momentum=recipe.momentum)
 
 
-def evaluate(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor) -> Tuple[float, float]:
-    """Mean cross-entropy and accuracy over (x, y), in chunks under inference mode, with one host sync."""
+def evaluate(
+    model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor, recipe: Optional[Recipe] = None
+) -> Tuple[float, float]:
+    """Mean loss (the recipe's, else cross-entropy) and accuracy over (x, y), in chunks under inference mode, with
+    one host sync."""
     model.eval()
     loss = torch.zeros((), device=x.device)
     correct = torch.zeros((), device=x.device, dtype=torch.long)
@@ -67,7 +93,7 @@ def evaluate(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor) -> Tuple[
         for start in range(0, x.shape[0], EVAL_CHUNK):
             out = model(x[start : start + EVAL_CHUNK])
             target = y[start : start + EVAL_CHUNK]
-            loss += F.cross_entropy(out, target, reduction="sum")
+            loss += criterion(recipe, out, target, "sum") if recipe else F.cross_entropy(out, target, reduction="sum")
             correct += (out.argmax(1) == target).sum()
     model.train()
     n = max(1, x.shape[0])
@@ -76,7 +102,7 @@ def evaluate(model: torch.nn.Module, x: torch.Tensor, y: torch.Tensor) -> Tuple[
 
 def _warm_up(name: str, data: DeviceData, recipe: Recipe, device: torch.device, seed: int) -> None:
     """A few steps on a throwaway copy, so that kernel loading and autotuning are not timed."""
-    model = build(name, seed).to(device)
+    model = build(name, seed, data.classes).to(device)
     opt = make_optimizer(model, recipe, device)
     n = data.x_train.shape[0]
     sizes = [min(recipe.batch_size, n)] * 3
@@ -84,9 +110,9 @@ def _warm_up(name: str, data: DeviceData, recipe: Recipe, device: torch.device, 
         sizes.append(n % recipe.batch_size)
     for size in sizes:
         opt.zero_grad(set_to_none=True)
-        F.cross_entropy(model(data.x_train[:size]), data.y_train[:size]).backward()
+        criterion(recipe, model(data.x_train[:size]), data.y_train[:size]).backward()
         opt.step()
-    evaluate(model, data.x_test[:EVAL_CHUNK], data.y_test[:EVAL_CHUNK])
+    evaluate(model, data.x_test[:EVAL_CHUNK], data.y_test[:EVAL_CHUNK], recipe)
     sync(device)
 
 
@@ -124,9 +150,9 @@ def train(
     if device.type == "cuda":
         torch.backends.cudnn.benchmark = True
     _warm_up(name, data, recipe, device, seed + 1)
-    model = build(name, seed).to(device)
+    model = build(name, seed, data.classes).to(device)
     opt = make_optimizer(model, recipe, device)
-    run["first_loss"], _ = evaluate(model, data.x_test, data.y_test)
+    run["first_loss"], _ = evaluate(model, data.x_test, data.y_test, recipe)
     gen = torch.Generator(device=device).manual_seed(seed)
     losses: List[float] = []
     accuracies: List[float] = []
@@ -149,7 +175,7 @@ def train(
                 fault()
             idx = perm[step * bs : (step + 1) * bs]
             opt.zero_grad(set_to_none=True)
-            loss = F.cross_entropy(model(data.x_train.index_select(0, idx)), data.y_train.index_select(0, idx))
+            loss = criterion(recipe, model(data.x_train.index_select(0, idx)), data.y_train.index_select(0, idx))
             loss.backward()
             opt.step()
             loss_sum += loss.detach()
@@ -172,7 +198,7 @@ def train(
         if stopped:
             break
         completed = epoch + 1
-        final = evaluate(model, data.x_test, data.y_test)
+        final = evaluate(model, data.x_test, data.y_test, recipe)
         accuracies.append(final[1])
         report(
             EPOCH,
@@ -185,7 +211,7 @@ def train(
             accuracy=final[1],
         )
     if final is None or completed < epochs:
-        final = evaluate(model, data.x_test, data.y_test)
+        final = evaluate(model, data.x_test, data.y_test, recipe)
     run.update(
         epochs=completed,
         samples=done,
@@ -210,7 +236,7 @@ def throughput(
     speed-up measures the host's dispatch rather than the GPU. At a large batch the arithmetic dominates on both
     devices, and the ratio is about the GPU.
     """
-    model = build(name, seed).to(device)
+    model = build(name, seed, data.classes).to(device)
     opt = make_optimizer(model, recipe, device)
     n = int(data.x_train.shape[0])
     gen = torch.Generator(device=device).manual_seed(seed)
@@ -221,7 +247,7 @@ def throughput(
             sync(device)
             start = time.perf_counter()
         opt.zero_grad(set_to_none=True)
-        F.cross_entropy(model(data.x_train.index_select(0, chosen)), data.y_train.index_select(0, chosen)).backward()
+        criterion(recipe, model(data.x_train.index_select(0, chosen)), data.y_train.index_select(0, chosen)).backward()
         opt.step()
     sync(device)
     seconds = max(time.perf_counter() - start, 1e-9)

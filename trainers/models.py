@@ -1,4 +1,5 @@
-"""The reference models: seed 001's FNN, a LeNet-style CNN for MNIST, and the CIFAR-10 LeNet of seeds 000/003."""
+"""The reference models: seed 001's FNN, a LeNet-style CNN for MNIST, the CIFAR-10 LeNet of seeds 000/003, and
+seed 002's Dogs-vs-Cats CNN."""
 
 from __future__ import annotations
 
@@ -67,13 +68,37 @@ class LeNet(nn.Module):
         return self.fc3(x)
 
 
+class CatsDogsNet(nn.Module):
+    """Seed 002's Dogs-vs-Cats CNN for 1x50x50 grayscale images: conv 1->32->64->128 (5x5, each followed by 2x2
+    max-pooling), fc 512->512->``classes``, softmax output (seed 002 trains it with MSE on one-hot targets)."""
+
+    def __init__(self, classes: int = 2) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 32, 5)
+        self.conv2 = nn.Conv2d(32, 64, 5)
+        self.conv3 = nn.Conv2d(64, 128, 5)
+        self.fc1 = nn.Linear(128 * 2 * 2, 512)
+        self.fc2 = nn.Linear(512, classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = F.max_pool2d(F.relu(self.conv1(x)), (2, 2))
+        x = F.max_pool2d(F.relu(self.conv2(x)), (2, 2))
+        x = F.max_pool2d(F.relu(self.conv3(x)), (2, 2))
+        x = x.view(-1, 128 * 2 * 2)
+        x = F.relu(self.fc1(x))
+        return F.softmax(self.fc2(x), dim=1)
+
+
 _MODELS = {"fnn": FNN, "cnn": MnistCNN, "lenet": LeNet}
 
 
-def build(name: str, seed: int) -> nn.Module:
-    """A fresh model on the CPU whose initial weights depend only on ``seed``, so every device starts alike."""
+def build(name: str, seed: int, classes: int = 0) -> nn.Module:
+    """A fresh model on the CPU whose initial weights depend only on ``seed``, so every device starts alike;
+    ``classes`` sizes the output of the models made for any number of classes (0: the model's own)."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
+        if name == "catsdogs":
+            return CatsDogsNet(classes or 2)
         return _MODELS[name]()
 
 
@@ -83,4 +108,5 @@ def describe(name: str) -> str:
         "fnn": "FNN 784-512-256-128-64-10",
         "cnn": "CNN conv 1-16-32 5x5, fc 512-128-10",
         "lenet": "LeNet conv 3-6-16 5x5, fc 400-120-84-10",
+        "catsdogs": "Dogs-vs-Cats CNN conv 1-32-64-128 5x5, fc 512-512",
     }[name]

@@ -107,6 +107,7 @@ def parity(
     device: torch.device,
     seed: int,
     perturb: Optional[Callable[[torch.nn.Module], None]] = None,
+    classes: int = 0,
 ) -> Dict[str, Any]:
     """Identical weights and batch on the CPU and on ``device``: logits and loss in fp32, gradients in float64.
 
@@ -114,13 +115,14 @@ def parity(
     pooling argmax moves a whole fp32 gradient tensor by a few percent on a healthy GPU, while logits and loss
     (continuous functions of the weights) still agree to 1e-7. So the forward pass is compared in fp32, the precision
     training uses, and the gradients in float64, where rounding is 1e-9 times smaller and flips do not happen.
-    ``perturb`` is applied to the device's copy of the model (tests plant noise or a wrong kernel through it).
+    ``perturb`` is applied to the device's copy of the model (tests plant noise or a wrong kernel through it);
+    ``classes`` sizes the output of a model made for any number of classes.
     """
     record: Dict[str, Any] = {"model": name, "tolerance": PARITY_TOLERANCE, "grad_tolerance": GRAD_TOLERANCE}
     x, y = batch
     try:
         with tf32_off():
-            cpu_model = build(name, seed)
+            cpu_model = build(name, seed, classes)
             dev_model = copy.deepcopy(cpu_model).to(device)
             if perturb is not None:
                 perturb(dev_model)

@@ -20,6 +20,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--device", default="auto", help="auto (the first GPU), cuda:N, or cpu (the CPU baseline)")
     p.add_argument("--dataset", choices=DATASETS, default="synthetic")
     p.add_argument("--data-dir")
+    p.add_argument("--cache-dir", help="where decoded image folders are cached")
     p.add_argument("--epochs", type=int)
     p.add_argument("--train-size", type=int)
     p.add_argument("--test-size", type=int)
@@ -185,7 +186,7 @@ def main(argv: Sequence[str], em: Emitter) -> int:
 
     em.emit(STAGE, stage="data", device=label)
     try:
-        bundle = data.load(args.dataset, args.data_dir, args.train_size, args.test_size, args.seed)
+        bundle = data.load(args.dataset, args.data_dir, args.train_size, args.test_size, args.seed, args.cache_dir)
     except Exception as exc:  # noqa: BLE001
         em.emit(FATAL, kind="data", error=sanity.error_text(exc))
         return 4
@@ -209,7 +210,9 @@ def _kernels_agree(torch: Any, em: Emitter, args: argparse.Namespace, bundle: An
     if not result["ok"]:
         return False
     mean, std = NORMALISE[args.dataset]
-    first = data.Bundle(bundle.name, bundle.x_train[:64], bundle.y_train[:64], bundle.x_test[:1], bundle.y_test[:1])
+    first = data.Bundle(
+        bundle.name, bundle.x_train[:64], bundle.y_train[:64], bundle.x_test[:1], bundle.y_test[:1], bundle.classes
+    )
     batch = loop.to_device(first, torch.device("cpu"), mean, std)
     planted: Optional[Callable[[Any], None]] = None
     if "wrong-kernel" in _planted(label):
@@ -218,7 +221,7 @@ def _kernels_agree(torch: Any, em: Emitter, args: argparse.Namespace, bundle: An
         planted = perturb.wrong_kernel
     for model in MODELS[args.dataset]:
         em.emit(STAGE, stage="parity", device=label, model=model)
-        result = sanity.parity(model, (batch.x_train, batch.y_train), device, args.seed, planted)
+        result = sanity.parity(model, (batch.x_train, batch.y_train), device, args.seed, planted, bundle.classes)
         em.emit(PARITY, device=label, **result)
     return True
 
@@ -266,7 +269,11 @@ def _train_all(
                 run["speed_error"] = sanity.error_text(exc)
         if not run.get("error"):
             seen = int(run.get("samples") or 0)
-            required, basis = required_accuracy(args.dataset, model, seen, bundle.train_size, bundle.test_size)
+            required, basis = required_accuracy(
+                args.dataset, model, seen, bundle.train_size, bundle.test_size, bundle.classes
+            )
+            if bundle.note:
+                basis = f"{basis}; {bundle.note}"
             run.update(accuracy_required=required, accuracy_basis=basis)
         em.emit(RUN, **run)  # first: after a fatal CUDA error anything else may raise too
         if failed and (device.type == "cuda" or stand_in_release is not None):
