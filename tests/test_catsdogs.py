@@ -203,3 +203,19 @@ def test_verify_folder_trains_on_the_readable_images_and_names_the_rest(
     assert gpu.accuracy_basis is not None and "3 of 21 files could not be read as images" in gpu.accuracy_basis
     assert list((tmp_path / "cache" / "gpudoctor" / "images" / "folders").glob("*.pt"))
     assert _verdicts(facts)["verify.parity"] == "pass"
+
+
+def test_an_unbalanced_folder_must_beat_always_guessing_its_largest_class() -> None:
+    import torch
+
+    from gpudoctor.trainers.recipes import required_accuracy
+    from gpudoctor.trainers.session import _majority_share
+
+    labels = torch.tensor([0] * 90 + [1] * 10)
+    assert _majority_share(labels) == 0.9
+    assert _majority_share(torch.nn.functional.one_hot(labels, 2).float()) == 0.9
+    assert _majority_share(torch.tensor([], dtype=torch.long)) is None
+    bar, basis = required_accuracy("folder", "catsdogs", 20_000, 2_000, 100, 2, 0.9)
+    assert bar == pytest.approx(0.95) and "the 90% that always guessing the largest class scores" in basis
+    balanced, _ = required_accuracy("folder", "catsdogs", 20_000, 2_000, 100, 2, 0.5)
+    assert balanced == pytest.approx(0.55)

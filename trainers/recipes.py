@@ -78,13 +78,15 @@ CIFAR_BARS: Tuple[Tuple[int, float], ...] = ((500_000, 0.50), (100_000, 0.30), (
 
 
 def required_accuracy(
-    dataset: str, model: str, samples: int, train_size: int, test_size: int, classes: int = 10
+    dataset: str, model: str, samples: int, train_size: int, test_size: int, classes: int = 10,
+    majority: Optional[float] = None,
 ) -> Tuple[Optional[float], str]:
     """The test accuracy a run must reach after seeing ``samples`` training images (epochs x images, or fewer for a
-    run stopped early), and one sentence saying which bar applied and why; None when too little was trained."""
+    run stopped early), and one sentence saying which bar applied and why; None when too little was trained.
+    ``majority`` is the share of the test set's largest class, which a model that learned nothing reaches too."""
     seen = f"{samples:,} samples seen"
     if dataset in ("catsdogs", "folder"):
-        return _images_bar(dataset, samples, train_size, classes)
+        return _images_bar(dataset, samples, train_size, classes, majority)
     if dataset == "cifar10":
         full = train_size >= FULL_SIZE["cifar10"][0] and test_size >= FULL_SIZE["cifar10"][1]
         for least, bar in CIFAR_BARS:
@@ -129,7 +131,9 @@ FOLDER_MARGIN = 0.05
 FOLDER_SAMPLES = 10_000
 
 
-def _images_bar(dataset: str, samples: int, train_size: int, classes: int) -> Tuple[Optional[float], str]:
+def _images_bar(
+    dataset: str, samples: int, train_size: int, classes: int, majority: Optional[float] = None
+) -> Tuple[Optional[float], str]:
     seen = f"{samples:,} samples seen"
     if dataset == "catsdogs":
         for least, bar in GENERATED_BARS:
@@ -142,6 +146,11 @@ def _images_bar(dataset: str, samples: int, train_size: int, classes: int) -> Tu
     chance = 1.0 / max(2, classes)
     if samples < FOLDER_SAMPLES:
         return None, f"only {seen}, under the {FOLDER_SAMPLES:,} after which a bar applies to a folder of images"
+    if majority is not None and majority > chance:  # an unbalanced folder: always guessing its largest class scores that
+        return min(0.99, majority + FOLDER_MARGIN), (
+            f"{seen} of {train_size:,} images in {classes} classes: above the {majority:.0%} that always guessing the "
+            f"largest class scores, by {FOLDER_MARGIN:.0%}; seed 002 reaches 71% on Dogs-vs-Cats"
+        )
     return chance + FOLDER_MARGIN, (
         f"{seen} of {train_size:,} images in {classes} classes: above chance ({chance:.0%}) by {FOLDER_MARGIN:.0%}; "
         "seed 002 reaches 71% on Dogs-vs-Cats"

@@ -270,7 +270,8 @@ def _train_all(
         if not run.get("error"):
             seen = int(run.get("samples") or 0)
             required, basis = required_accuracy(
-                args.dataset, model, seen, bundle.train_size, bundle.test_size, bundle.classes
+                args.dataset, model, seen, bundle.train_size, bundle.test_size, bundle.classes,
+                _majority_share(bundle.y_test),
             )
             if bundle.note:
                 basis = f"{basis}; {bundle.note}"
@@ -308,3 +309,14 @@ def _bench(em: Emitter, args: argparse.Namespace, gpu: Dict[str, Any], device: A
     sampler = clocks.sampler_for(gpu.get("pci_bus_id"), read) if (read or not stand_in) else None
     result = bench.run(device, gpu.get("name"), n, nbytes, seconds, kinds, gpu.get("sm_count"), sampler)
     em.emit(BENCH, device=label, **result)
+
+
+def _majority_share(labels: Any) -> Optional[float]:
+    """The share of the largest class among ``labels`` (class indices, or one-hot rows); None when there are none."""
+    try:
+        flat = labels.argmax(1) if labels.dim() > 1 else labels
+        if flat.numel() == 0:
+            return None
+        return float(flat.long().bincount().max().item()) / float(flat.numel())
+    except Exception:  # noqa: BLE001 - a label tensor of an unexpected form keeps the plain chance bar
+        return None
