@@ -294,6 +294,7 @@ def driver(facts: Facts) -> Iterator[Finding]:
         severity=Severity.INFO,
         summary=f"NVIDIA driver {version}" + (f" (CUDA {supports})" if supports else "") + runs,
         evidence=("driver.version", "driver.cuda_version"),
+        short=f"{version}" + (f", CUDA {supports}" if supports else ""),
     )
 
 

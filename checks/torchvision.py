@@ -261,6 +261,7 @@ def _pairing(facts: Facts, torch_version: str, vision_version: str) -> Iterator[
         severity=Severity.INFO,
         summary=f"torchvision {vision_version} matches torch {torch_version}",
         detail=note,
+        short=vision_version,
         evidence=("torchvision.version", "torch.version"),
     )
 

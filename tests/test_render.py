@@ -171,7 +171,7 @@ def test_json_keys_are_stable() -> None:
     assert list(data) == ["schema", "facts", "results"]
     assert list(data["results"][1]) == ["check", "title", "source", "status", "reason", "findings"]
     assert list(data["results"][1]["findings"][0]) == [
-        "code", "severity", "summary", "detail", "fix", "links", "evidence", "inferred",
+        "code", "severity", "summary", "detail", "fix", "links", "evidence", "inferred", "short", "cause",
     ]
     assert data["results"][1]["findings"][0]["fix"] == {"text": ARCH.fix.text, "commands": list(ARCH.fix.commands)}
     assert Facts.from_dict(data["facts"]) == broken_facts()
