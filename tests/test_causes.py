@@ -120,3 +120,20 @@ def test_skip_topic() -> None:
     assert skip_topic("gpudoctor verify was not run (only it trains models)") == "gpudoctor verify was not run"
     assert skip_topic("not Windows") == "not Windows"
     assert skip_topic("(odd)") == "(odd)"
+
+
+def test_markdown_leads_with_the_cause_then_the_failing_checks_then_everything() -> None:
+    from gpudoctor.render.markdown import render_markdown
+
+    passing = _result("driver", Status.PASS, Finding("driver.ok", Severity.INFO, "fine", short="570.133.07, CUDA 12.8"))
+    text = render_markdown(_report(passing, *_vision_pair()))
+    cause = text.index("### ✗ 1. error: import torchvision fails")
+    also = text.index("Also seen as:\n\n- ! warning: never released together")
+    table = text.index("#### Checks that did not pass")
+    every = text.index("<details><summary>all 3 checks</summary>")
+    facts = text.index("<details><summary>facts</summary>")
+    assert cause < also < table < every < facts
+    assert text.count("pip install --force-reinstall") == 0  # the symptom's fix is covered by the cause's
+    failing = text[table:every]
+    assert "(`torchvision`)" in failing and "(`driver`)" not in failing
+    assert "| Driver (`driver`) | ✓ pass | 570.133.07, CUDA 12.8 |" in text[every:facts]

@@ -155,7 +155,7 @@ def test_markdown_broken_verbose_adds_the_notes(golden) -> None:
     plain = render_markdown(broken_report())
     verbose = render_markdown(broken_report(), verbose=True)
     notes = "#### Notes\n\n- driver 560.35.03 supports CUDA up to 12.6 (`driver.cuda-version`)\n\n"
-    assert verbose == plain.replace("<details>", notes + "<details>", 1)
+    assert verbose == plain.replace("</details>", notes + "</details>", 1)
 
 
 def test_json_healthy(golden) -> None:
