@@ -27,6 +27,9 @@ CONSEQUENCES: Mapping[str, Tuple[str, ...]] = {
     ),
     # a CUDA-major clash is also a version clash when the import already failed on it
     "torchvision.cuda-mismatch": ("torchvision.import-failed",),
+    # verify meets on the GPU what the static checks already explained
+    "verify.kernel-image-missing": ("gpu.arch-too-new", "gpu.arch-too-old"),
+    "verify.driver-too-old": ("driver.too-old-for-torch",),
 }
 
 

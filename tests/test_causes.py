@@ -137,3 +137,13 @@ def test_markdown_leads_with_the_cause_then_the_failing_checks_then_everything()
     failing = text[table:every]
     assert "(`torchvision`)" in failing and "(`driver`)" not in failing
     assert "| Driver (`driver`) | ✓ pass | 570.133.07, CUDA 12.8 |" in text[every:facts]
+
+
+def test_verify_failures_join_the_static_finding_that_explains_them() -> None:
+    arch = Finding("gpu.arch-too-new", Severity.ERROR, "GPU is sm_120, wheel stops at sm_90")
+    seen = Finding("verify.kernel-image-missing", Severity.ERROR, "no kernel image is available")
+    report = _report(_result("gpu.arch", Status.FAIL, arch), _result("verify.smoke", Status.FAIL, seen))
+    (cause,) = causes(report)
+    assert cause.lead is arch and cause.symptoms == (seen,)
+    alone = _report(_result("verify.smoke", Status.FAIL, seen))
+    assert [c.lead for c in causes(alone)] == [seen]
