@@ -60,10 +60,15 @@ def _fixed(width: int, shrinks: bool = False) -> Column:
     return Column(min_width=width, max_width=width, no_wrap=True, overflow="crop", justify="right")
 
 
-def compact(value: Optional[float]) -> str:
-    """A count in at most six characters: 950, 14.5k, 1.5M, 2.3G ("?" when unknown)."""
+def compact(value: Optional[float], exact_below: float = 1e3) -> str:
+    """A number in at most six characters: 950, 14.5k, 1.5M, 2.3G ("?" when unknown).
+
+    Below ``exact_below`` it is written in full with thousands separators (``exact_below=1e5``: 4,690).
+    """
     if value is None:
         return "?"
+    if value < exact_below:
+        return f"{value:,.0f}"
     for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
         if value >= limit:
             scaled = value / limit
@@ -72,7 +77,8 @@ def compact(value: Optional[float]) -> str:
 
 
 def _count(step: Optional[float], total: Optional[float]) -> str:
-    return f"{compact(step or 0)}/{compact(total)}"
+    """Steps done of the total, each exact below 100,000: "400/4,690", "14.5k/1.5M" (13 characters at most)."""
+    return f"{compact(step or 0, 1e5)}/{compact(total, 1e5)}"
 
 
 class View:
@@ -167,7 +173,7 @@ class View:
         self._progress.update(task, description=text)
         if rec.get("complete"):
             total = next((t.total for t in self._progress.tasks if t.id == task), None) or 1
-            self._progress.update(task, completed=total, total=total)
+            self._progress.update(task, completed=total, total=total, count=_count(total, total))
 
     def finished(self, label: str, failure: Optional[str]) -> None:
         if failure:
