@@ -110,8 +110,12 @@ def test_skips_fold_by_reason_and_verbose_lists_them() -> None:
     assert "[-] 3 checks skipped: no GPU list from NVML\n" in text
     assert "[-] Win (skipped: not Windows)\n" in text
     assert "C0" not in text
+    assert text.endswith("Run with -v to see each skipped check and the evidence.\n")
     verbose = render_terminal(report, verbose=True)
     assert all(f"C{i} (skipped: no GPU list from NVML, so c{i}" in verbose for i in range(3))
+    assert "Run with -v" not in verbose
+    unfolded = render_terminal(_report(results[0], results[-1]))
+    assert "Run with -v" not in unfolded
 
 
 def test_skip_topic() -> None:

@@ -175,8 +175,11 @@ def terminal_lines(report: Report, verbose: bool = False) -> List[Line]:
     style = "bold red" if problem_count(report) else "bold yellow" if skipped_count(report) else "bold green"
     lines.append([(summary_line(report), style)])
     notes = hidden_notes(report)
-    if notes and not verbose:
-        lines.append([(f"Run with -v to see {plural(notes, 'more note')} and the evidence.", "dim")])
+    skipped = [r for r in report.results if r.status is Status.SKIP]
+    folded = len({skip_topic(r.reason or "no reason given") for r in skipped}) < len(skipped)
+    if (notes or folded) and not verbose:
+        shown = ([plural(notes, "more note")] if notes else []) + (["each skipped check"] if folded else [])
+        lines.append([(f"Run with -v to see {', '.join(shown)} and the evidence.", "dim")])
     return lines
 
 
