@@ -105,6 +105,13 @@ def _gpu_expected(facts: Facts) -> bool:
                 or _pci_nvidia(facts))
 
 
+def _cpu_container(facts: Facts) -> bool:
+    """A container seen to have no /dev/nvidia* nodes whose environment asks for no GPU: a CPU container."""
+    wanted = facts.env.get("NVIDIA_VISIBLE_DEVICES")
+    return (bool(facts.platform.container) and facts.platform.dev_nvidia == ()
+            and wanted in (None, "", "void", "none"))
+
+
 def _load_fix(facts: Facts, installed: bool) -> Fix:
     if facts.platform.wsl:
         return Fix(
@@ -185,6 +192,17 @@ def _no_driver(facts: Facts, seen: str) -> Iterator[Finding]:
                   ("lspci | grep -i nvidia",) + fix.commands)
     build = f"a CUDA {torch.cuda} build" if torch.cuda else "a CUDA build"
     label = f"torch {torch.version}" if torch.version else "torch"
+    if _cpu_container(facts):
+        yield Finding(
+            code="driver.not-loaded",
+            severity=Severity.INFO,
+            summary=f"no NVIDIA driver in this container ({seen}) and nothing shows it should have a GPU; "
+                    f"{label} is {build} and runs on the CPU here",
+            detail=detail,
+            fix=fix,
+            evidence=("driver.nvml_error", "platform.dev_nvidia", "env.variables"),
+        )
+        return
     yield Finding(
         code="driver.not-loaded",
         severity=Severity.WARNING,
@@ -294,6 +312,7 @@ def driver(facts: Facts) -> Iterator[Finding]:
         severity=Severity.INFO,
         summary=f"NVIDIA driver {version}" + (f" (CUDA {supports})" if supports else "") + runs,
         evidence=("driver.version", "driver.cuda_version"),
+        short=f"{version}" + (f", CUDA {supports}" if supports else ""),
     )
 
 

@@ -148,7 +148,9 @@ def gpu_arch(facts: Facts) -> Iterator[Finding]:
         yield Finding(code="gpu.arch-ok", severity=Severity.INFO,
                       summary=f"{who}{f' ({name})' if name else ''} {'is' if one else 'are'} sm_{cc[0]}{cc[1]} and "
                               f"run{'s' if one else ''} the {by} kernels of torch {version}",
-                      detail=notes_text, evidence=("torch.arch_flags", "gpus"), inferred=inferred)
+                      detail=notes_text, evidence=("torch.arch_flags", "gpus"), inferred=inferred,
+                      short=f"{who}: sm_{cc[0]}{cc[1]}"
+                      + (f" by {by}" if by and by != f"sm_{cc[0]}{cc[1]}" else ""))
 
 
 CHECKS: List[Check] = [gpu_arch]

@@ -192,6 +192,8 @@ def unreleased_combination(facts: Facts) -> Iterator[Finding]:
         version = getattr(facts, name).version or _fix.installed_version(facts, name)
         if version and getattr(facts, name).installed is not False:
             members[name] = version
+    if len(members) == 1:
+        raise skip("neither torchvision nor torchaudio is installed, so torch has nothing to be released with")
     off: List[str] = []
     vision, audio = members.get("torchvision"), members.get("torchaudio")
     made_for = compat.torch_for_torchvision(_fix.base_version(vision)) if vision else None

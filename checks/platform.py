@@ -184,8 +184,9 @@ def container(facts: Facts) -> Iterator[Finding]:
         wanted = facts.env.get("NVIDIA_VISIBLE_DEVICES")
         expected = bool(pci) or (wanted not in (None, "", "void", "none"))
         yield Finding(
-            "platform.container", Severity.ERROR if expected else Severity.WARNING,
-            f"no /dev/nvidia* devices in this {kind} container: it was started without GPU access",
+            "platform.container", Severity.ERROR if expected else Severity.INFO,
+            f"no /dev/nvidia* devices in this {kind} container: it was started without GPU access" if expected
+            else f"no /dev/nvidia* devices in this {kind} container, and nothing shows that it should have a GPU",
             "Observed: no /dev/nvidia* device nodes" + (f"; the host's PCI bus shows NVIDIA devices ({pci})" if pci else "")
             + (f"; NVIDIA_VISIBLE_DEVICES={wanted} asks for GPUs" if expected and wanted else "")
             + ". Required: the NVIDIA runtime passing GPUs in (docker run --gpus all)."

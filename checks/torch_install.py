@@ -160,6 +160,7 @@ def torch_install(facts: Facts) -> Iterator[Finding]:
         detail=(compat.horizon_text(f"torch {version}") + "." if compat.newer_than_data(version)
                 else compat.data_line() + "."),
         evidence=("torch.version", "torch.cuda", "torch.location"),
+        short=f"{version}, {_build_label(facts)}",
     )
 
 

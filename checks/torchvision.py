@@ -146,9 +146,7 @@ def torchvision_pairing(facts: Facts) -> Iterator[Finding]:
     vision = facts.torchvision
     installed = need(vision.installed, "torchvision.installed", "whether torchvision is installed is not known")
     if not installed:
-        yield Finding(code="torchvision.not-installed", severity=Severity.INFO,
-                      summary="torchvision is not installed (it is optional)", evidence=("torchvision.installed",))
-        return
+        raise skip("torchvision is not installed (it is optional)")
     torch = facts.torch
     if torch.installed is False:
         raise skip("torch is not installed, so torchvision cannot be paired with it")
@@ -261,6 +259,7 @@ def _pairing(facts: Facts, torch_version: str, vision_version: str) -> Iterator[
         severity=Severity.INFO,
         summary=f"torchvision {vision_version} matches torch {torch_version}",
         detail=note,
+        short=vision_version,
         evidence=("torchvision.version", "torch.version"),
     )
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple, Union
 
 from gpudoctor.facts import Facts
 from gpudoctor.model import CheckResult, Finding, Report, Severity
+from gpudoctor.causes import Cause
 
 if TYPE_CHECKING:
     from gpudoctor.examples import Example
@@ -47,6 +48,13 @@ class Diagnosis:
         from gpudoctor.render.common import problems
 
         return tuple(problems(self.report))
+
+    @property
+    def causes(self) -> Tuple[Cause, ...]:
+        """The problems grouped by root cause: one cause seen by several checks counts once."""
+        from gpudoctor.causes import causes
+
+        return causes(self.report)
 
     @property
     def ok(self) -> bool:

@@ -57,6 +57,12 @@ class Finding:
     links: Tuple[str, ...] = ()
     evidence: Tuple[str, ...] = ()  # fact paths the finding was built on
     inferred: bool = False  # built on facts that were inferred rather than observed
+    short: str = ""  # a passing check's one-line status, e.g. "570.133.07, CUDA 12.8"
+    cause: str = ""  # the root cause this finding shows; findings sharing one count as one problem
+
+    def cause_key(self) -> str:
+        """The root cause this finding belongs to: its declared ``cause``, else its own code."""
+        return self.cause or self.code
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,6 +74,8 @@ class Finding:
             "links": list(self.links),
             "evidence": list(self.evidence),
             "inferred": self.inferred,
+            "short": self.short,
+            "cause": self.cause,
         }
 
 

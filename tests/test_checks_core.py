@@ -317,6 +317,7 @@ def test_driver_passes_with_a_note_when_it_runs_torch() -> None:
         severity=Severity.INFO,
         summary="NVIDIA driver 580.95.05 (CUDA 13.0); new enough for torch 2.14.1+cu130 (CUDA 13.0, needs >= 580.65.06)",
         evidence=("driver.version", "driver.cuda_version"),
+        short="580.95.05, CUDA 13.0",
     ),))
 
 
@@ -507,6 +508,7 @@ def test_torch_passes_on_a_healthy_install() -> None:
         summary="torch 2.14.1+cu130 (CUDA 13.0, cuDNN 9.24.0) in /opt/conda/envs/train/lib/python3.12/site-packages/torch",
         detail="gpudoctor's compatibility data runs to torch 2.15.0 (data of 2026-11-24).",
         evidence=("torch.version", "torch.cuda", "torch.location"),
+        short="2.14.1+cu130, CUDA 13.0, cuDNN 9.24.0",
     ),))
     newer = replace(scenario("healthy-h100"), torch=replace(scenario("healthy-h100").torch, version="2.16.0+cu132"))
     assert run(torch_install.torch_install, newer).findings[0].detail == (
@@ -596,6 +598,7 @@ def test_gpu_arch_marks_inferred_facts() -> None:
                "the GPU's compute capability was looked up from its name",
         evidence=("torch.arch_flags", "gpus"),
         inferred=True,
+        short="GPU 0: sm_90",
     )
 
 
@@ -606,6 +609,7 @@ def test_gpu_arch_groups_identical_gpus_in_one_note() -> None:
         severity=Severity.INFO,
         summary="GPUs 0, 1 (NVIDIA GeForce RTX 3090) are sm_86 and run the sm_86 kernels of torch 2.5.1+cu124",
         evidence=("torch.arch_flags", "gpus"),
+        short="GPUs 0, 1: sm_86",
     ),))
 
 
@@ -734,20 +738,17 @@ def test_torchvision_other_cuda_minor_is_only_a_note() -> None:
     ),))
 
 
-def test_torchvision_passes_when_paired_and_notes_when_absent() -> None:
+def test_torchvision_passes_when_paired_and_skips_when_absent() -> None:
     assert run(torchvision.torchvision_pairing, scenario("healthy-h100")).findings == (Finding(
         code="torchvision.ok",
         severity=Severity.INFO,
         summary="torchvision 0.29.1+cu130 matches torch 2.14.1+cu130",
         evidence=("torchvision.version", "torch.version"),
+        short="0.29.1+cu130",
     ),)
     result = run(torchvision.torchvision_pairing, scenario("torch-missing"))
-    assert (result.status, result.findings) == (Status.PASS, (Finding(
-        code="torchvision.not-installed",
-        severity=Severity.INFO,
-        summary="torchvision is not installed (it is optional)",
-        evidence=("torchvision.installed",),
-    ),))
+    assert (result.status, result.findings, result.reason) == (
+        Status.SKIP, (), "torchvision is not installed (it is optional)")
 
 
 def test_torchvision_pin_parsing() -> None:

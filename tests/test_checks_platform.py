@@ -7,7 +7,7 @@ from dataclasses import replace
 from checkhelp import commands, found, load, skipped
 from gpudoctor.checks import platform, toolkit, windows
 from gpudoctor.facts import DriverFacts, Facts, LibraryFacts, PlatformFacts, ToolkitFacts, TorchFacts
-from gpudoctor.model import CheckResult, Status
+from gpudoctor.model import CheckResult, Report, Severity, Status
 from gpudoctor.runner import run_check
 
 BY_ID = {c.id: c for c in windows.CHECKS + toolkit.CHECKS + platform.CHECKS}
@@ -178,11 +178,13 @@ def test_forward_compatibility_error_804_in_an_image_newer_than_the_driver() -> 
     )]
 
 
-def test_a_container_with_no_sign_of_a_gpu_only_warns() -> None:
+def test_a_container_with_no_sign_of_a_gpu_is_a_note_not_a_warning() -> None:
     facts = load("cat-container-no-gpus")
     facts = replace(facts, extra=tuple(kv for kv in facts.extra if kv[0] != "nvidia_pci"))
     result = run("platform.container", facts)
-    assert found(result) == [("warning", "no /dev/nvidia* devices in this docker container: it was started without GPU access")]
+    assert found(result) == [("info", "no /dev/nvidia* devices in this docker container, and nothing shows that it should have a GPU")]
+    assert result.status is Status.PASS
+    assert Report(facts, (result,)).exit_code(Severity.WARNING) == 0  # --fail-on warning passes a healthy CPU container
     assert result.findings[0].detail == (
         "Observed: no /dev/nvidia* device nodes. Required: the NVIDIA runtime passing GPUs in (docker run --gpus all). "
         "Nothing here shows that the host has an NVIDIA GPU; if it has none, this is expected."
@@ -248,3 +250,17 @@ def test_rocm_build_on_nvidia_and_cuda_build_on_amd() -> None:
     )]
     assert run("torch.cuda-build-on-amd", load("no-gpu-cpu-laptop")).findings == ()
     assert run("torch.rocm-build-on-nvidia", load("cat-cudnn-shadowed")).findings == ()
+
+
+def test_a_healthy_cpu_container_passes_fail_on_warning() -> None:
+    """A container with no /dev/nvidia*, no NVIDIA device on the bus and no GPU asked for is healthy."""
+    from gpudoctor.registry import builtin_checks
+
+    facts = load("cat-container-no-gpus")
+    facts = replace(facts, extra=tuple(kv for kv in facts.extra if kv[0] != "nvidia_pci"))
+    report = Report(facts, tuple(run_check(c, facts) for c in builtin_checks()))
+    assert [f.code for f in report.findings() if f.severity is not Severity.INFO] == []
+    assert report.exit_code(Severity.WARNING) == 0
+    asked = replace(facts, env=replace(facts.env, variables=(("NVIDIA_VISIBLE_DEVICES", "all"),)))
+    report = Report(asked, tuple(run_check(c, asked) for c in builtin_checks()))
+    assert report.exit_code(Severity.WARNING) == 1

@@ -183,6 +183,8 @@ def test_report_json_shape() -> None:
                     "links": [],
                     "evidence": [],
                     "inferred": False,
+                    "short": "",
+                    "cause": "",
                 }
             ],
         }

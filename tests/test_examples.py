@@ -114,11 +114,15 @@ def test_readme_example_is_what_the_shipped_example_prints() -> None:
     """The README's first diagnosis: its command runs, and its problem and fix lines are in the output."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "gpudoctor diagnose --example rtx5090-cu126" in readme.split("## Example")[0]
-    shown = readme.split("(`gpudoctor diagnose --example rtx5090-cu126`; passing rows cut):")[1]
+    shown = readme.split("(`gpudoctor diagnose --example rtx5090-cu126`; rows cut at `...`):")[1]
     block = shown.split("```text\n")[1].split("```")[0]
     result = CliRunner().invoke(main, ["diagnose", "--example", "rtx5090-cu126"])
     assert result.exit_code == 1
     problem_lines = [line for line in block.splitlines() if line.startswith(("    ✗", "        /"))]
     assert len(problem_lines) == 3
-    for line in problem_lines:
-        assert line in result.stdout.splitlines()
+    out = result.stdout.splitlines()
+    for line in block.splitlines():  # every line shown is one the command prints, in the same order
+        if line != "...":
+            assert line in out
+    shown_lines = [line for line in block.splitlines() if line != "..."]
+    assert [out.index(line) for line in shown_lines if line] == sorted(out.index(line) for line in shown_lines if line)

@@ -155,7 +155,7 @@ def test_markdown_broken_verbose_adds_the_notes(golden) -> None:
     plain = render_markdown(broken_report())
     verbose = render_markdown(broken_report(), verbose=True)
     notes = "#### Notes\n\n- driver 560.35.03 supports CUDA up to 12.6 (`driver.cuda-version`)\n\n"
-    assert verbose == plain.replace("<details>", notes + "<details>", 1)
+    assert verbose == plain.replace("</details>", notes + "</details>", 1)
 
 
 def test_json_healthy(golden) -> None:
@@ -171,7 +171,7 @@ def test_json_keys_are_stable() -> None:
     assert list(data) == ["schema", "facts", "results"]
     assert list(data["results"][1]) == ["check", "title", "source", "status", "reason", "findings"]
     assert list(data["results"][1]["findings"][0]) == [
-        "code", "severity", "summary", "detail", "fix", "links", "evidence", "inferred",
+        "code", "severity", "summary", "detail", "fix", "links", "evidence", "inferred", "short", "cause",
     ]
     assert data["results"][1]["findings"][0]["fix"] == {"text": ARCH.fix.text, "commands": list(ARCH.fix.commands)}
     assert Facts.from_dict(data["facts"]) == broken_facts()

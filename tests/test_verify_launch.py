@@ -125,8 +125,8 @@ def test_the_view_logs_stages_and_draws_a_bar_per_model_and_device(monkeypatch: 
         "cuda:0: kernels run and agree with the CPU\n"
         "cuda:0: fnn parity FAILED\n"
         "cpu: the worker was killed by signal 9 (SIGKILL)\n"
-        "fnn on cuda:0: 98.1% test accuracy                ━━━━━━━━━━━━━━ 4690/4690 150,000 samples/s 0:00:00\n"
-        "cnn on cpu: stopped at its time budget (baseline)                  40/4690 6,000 samples/s   0:00:00\n"
+        "fnn on cuda:0: 98.1% accuracy ━━━━━━━━ 4,690/4,690   150k samples/s 0:00:00\n"
+        "cnn on cpu: budget reached             40/4,690      6.0k samples/s 0:00:00\n"
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from gpudoctor import __version__
+from gpudoctor.causes import causes
 from gpudoctor.model import Finding, Report, Severity, Status
 
 MARKS = {
@@ -57,8 +58,8 @@ def problems(report: Report) -> List[Finding]:
 
 
 def problem_count(report: Report) -> int:
-    """Warnings, errors and crashed checks: everything that keeps a report from being healthy."""
-    return len(problems(report)) + report.counts()[Status.CRASH]
+    """Root causes of warnings, errors and crashed checks: everything that keeps a report from being healthy."""
+    return len(causes(report))
 
 
 def skipped_count(report: Report) -> int:
@@ -68,8 +69,8 @@ def skipped_count(report: Report) -> int:
 
 def summary_line(report: Report) -> str:
     """"2 problems found: 1 error, 1 warning." or a sentence saying nothing was found and why."""
-    found = problems(report)
-    errors = sum(1 for f in found if f.severity is Severity.ERROR)
+    found = [c for c in causes(report) if not c.lead.code.startswith("crash:")]
+    errors = sum(1 for c in found if c.severity is Severity.ERROR)
     warnings = len(found) - errors
     counts = report.counts()
     crashed = counts[Status.CRASH]
@@ -79,7 +80,9 @@ def summary_line(report: Report) -> str:
     if total:
         parts: List[Tuple[int, str]] = [(errors, "error"), (warnings, "warning"), (crashed, "crashed check")]
         listed = ", ".join(plural(n, word) for n, word in parts if n)
-        return f"{plural(total, 'problem')} found: {listed}.{skipped_note}"
+        seen = len(problems(report)) + crashed
+        grouped = f" ({plural(total, 'cause')}, seen in {plural(seen, 'finding')})" if seen > total else ""
+        return f"{plural(total, 'problem')}{grouped} found: {listed}.{skipped_note}"
     if not report.results:
         return "No checks ran."
     if skipped == len(report.results):

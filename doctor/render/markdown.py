@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
+from gpudoctor.causes import causes
 from gpudoctor.facts import Facts
 from gpudoctor.model import CheckResult, Finding, Report, Severity, Status
 from gpudoctor.render.common import (
@@ -74,20 +75,21 @@ def _row_summary(result: CheckResult) -> str:
     return found[0].summary + more
 
 
-def _table(report: Report) -> List[str]:
+def _table(results: Sequence[CheckResult]) -> List[str]:
     lines = ["| check | status | summary |", "| --- | --- | --- |"]
-    for r in report.results:
+    for r in results:
         check = f"{_cell(r.title or r.check)} ({code(r.check)})"
         status = f"{MARKS[r.status]} {r.status.value}"
-        lines.append(f"| {check} | {status} | {_cell(_row_summary(r))} |")
+        summary = _row_summary(r) or "; ".join(f.short for f in r.findings if f.short)
+        lines.append(f"| {check} | {status} | {_cell(summary)} |")
     return lines
 
 
-def _finding(result: CheckResult, finding: Finding, cap: Optional[int]) -> List[str]:
+def _finding(result: CheckResult, finding: Finding, cap: Optional[int], number: int = 0) -> List[str]:
     mark = SEVERITY_MARKS[finding.severity]
     title = result.title or result.check
     out = [
-        f"### {mark} {finding.severity.value}: {md_escape(finding.summary)}",
+        f"### {mark} {f'{number}. ' if number else ''}{finding.severity.value}: {md_escape(finding.summary)}",
         "",
         f"{code(finding.code)} from {md_escape(title)} ({code(result.check)})",
     ]
@@ -119,28 +121,47 @@ def _crash(result: CheckResult, cap: Optional[int]) -> List[str]:
     ]
 
 
+def _symptom(result: CheckResult, finding: Finding) -> str:
+    title = md_escape(result.title or result.check)
+    return (f"- {SEVERITY_MARKS[finding.severity]} {finding.severity.value}: {md_escape(finding.summary)} "
+            f"({code(finding.code)} from {title}; the fix above covers it)")
+
+
+def _diagnosis(report: Report, cap: Optional[int]) -> List[str]:
+    """Each root cause with its fix, then the other findings it explains: the answer before the evidence."""
+    owner = {id(f): r for r in report.results for f in r.findings}
+    crashed = {f"crash:{r.check}": r for r in report.results if r.status is Status.CRASH}
+    lines: List[str] = []
+    for number, cause in enumerate(causes(report), start=1):
+        if cause.lead.code in crashed:
+            lines += _crash(crashed[cause.lead.code], cap)
+            continue
+        lines += _finding(owner[id(cause.lead)], cause.lead, cap, number)
+        if cause.symptoms:
+            lines += ["Also seen as:", ""] + [_symptom(owner[id(f)], f) for f in cause.symptoms] + [""]
+    return lines
+
+
 def _body(report: Report, verbose: bool, cap: Optional[int]) -> List[str]:
     lines = [TITLE, "", md_escape(header(report)), "", f"**{summary_line(report)}**", ""]
-    lines += _table(report) + [""]
+    lines += _diagnosis(report, cap)
+    failing = [r for r in report.results if r.status not in (Status.PASS, Status.SKIP)]
+    if failing:
+        lines += ["#### Checks that did not pass", ""] + _table(failing) + [""]
     if report.facts.probe_errors:
         lines += ["**Missing from the facts:**", ""]
         lines += [f"- {code(section)}: {md_escape(reason)}" for section, reason in report.facts.probe_errors]
         lines.append("")
     if report.facts.inferred:
         lines += ["**Inferred, not observed:** " + ", ".join(code(p) for p in report.facts.inferred), ""]
-    for result in report.results:
-        if result.status is Status.CRASH:
-            lines += _crash(result, cap)
-        for finding in result.findings:
-            if finding.severity is not Severity.INFO:
-                lines += _finding(result, finding, cap)
+    lines += [f"<details><summary>all {len(report.results)} checks</summary>", ""] + _table(report.results) + [""]
     notes = [(r, f) for r in report.results for f in r.findings if f.severity is Severity.INFO]
     if verbose and notes:
         lines += ["#### Notes", ""]
         for _result, finding in notes:
             lines.append(f"- {md_escape(finding.summary)} ({code(finding.code)})")
         lines.append("")
-    return lines
+    return lines + ["</details>", ""]
 
 
 def _facts_block(facts: Facts, note: str) -> List[str]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, List, Tuple
+import re
+from typing import Any, Dict, List, Tuple
 
+from gpudoctor.causes import causes
 from gpudoctor.model import CheckResult, Finding, Report, Severity, Status
 from gpudoctor.render.common import (
     MARKS,
@@ -56,13 +58,17 @@ def fold_tracebacks(text: str) -> str:
     return "\n".join(out)
 
 
-def _finding_lines(finding: Finding, verbose: bool) -> List[Line]:
+def _finding_lines(finding: Finding, verbose: bool, lead_title: str = "") -> List[Line]:
     mark = SEVERITY_MARKS[finding.severity]
     style = SEVERITY_STYLES[finding.severity]
     first: Line = [(FINDING, ""), (mark, style), (" " + finding.summary, "")]
     if verbose:
         first.append((f" [{finding.code}]", "dim"))
     lines: List[Line] = [first]
+    if lead_title:
+        lines.append([(BODY + f"Same cause as \"{lead_title}\" above; its fix covers this.", "dim")])
+        if not verbose:
+            return lines
     if finding.detail:
         lines += _text_lines(finding.detail if verbose else fold_tracebacks(finding.detail), BODY)
     if finding.inferred:
@@ -83,7 +89,53 @@ def _finding_lines(finding: Finding, verbose: bool) -> List[Line]:
     return lines
 
 
-def _result_lines(result: CheckResult, verbose: bool) -> List[Line]:
+def _symptoms(report: Report) -> Dict[int, str]:
+    """For each finding that is a symptom of a cause shown earlier: the title of the check that shows the cause."""
+    titles = {id(f): r.title or r.check for r in report.results for f in r.findings}
+    order = {id(f): i for i, f in enumerate(report.findings())}
+    out: Dict[int, str] = {}
+    for cause in causes(report):
+        for symptom in cause.symptoms:
+            lead = cause.lead
+            if order.get(id(lead), -1) < order.get(id(symptom), -1):
+                out[id(symptom)] = titles.get(id(lead), "")
+    return out
+
+
+def _passing_status(result: CheckResult) -> str:
+    shorts = [f.short for f in result.findings if f.short]
+    return f" ({'; '.join(shorts)})" if shorts else ""
+
+
+_TOPIC_END = re.compile(r", so |; |: ")
+_TRAILING_NOTE = re.compile(r"\s*\([^()]*\)$")
+
+
+def skip_topic(reason: str) -> str:
+    """The reason a skip shares with others: its first clause, without a trailing parenthesised note.
+
+    "no GPU list from NVML, so the MIG mode is not known (NVML library not found)" -> "no GPU list from NVML".
+    """
+    first = _TOPIC_END.split(reason, maxsplit=1)[0]
+    return _TRAILING_NOTE.sub("", first).strip() or reason
+
+
+def _skip_lines(results: List[CheckResult]) -> List[Line]:
+    """Skipped checks folded into one line per reason; a reason only one check gives keeps that check's row."""
+    groups: Dict[str, List[CheckResult]] = {}
+    for result in results:
+        groups.setdefault(skip_topic(result.reason or "no reason given"), []).append(result)
+    lines: List[Line] = []
+    for reason, members in groups.items():
+        if len(members) == 1:
+            lines += _result_lines(members[0], False, {})
+        else:
+            mark: Line = [("[", ""), (MARKS[Status.SKIP], STATUS_STYLES[Status.SKIP]), ("] ", "")]
+            lines.append(mark + [(f"{plural(len(members), 'check')} skipped: {reason}", "dim")])
+    return lines
+
+
+def _result_lines(result: CheckResult, verbose: bool, symptoms: Dict[int, str]) -> List[Line]:
     mark = [("[", ""), (MARKS[result.status], STATUS_STYLES[result.status]), ("] ", "")]
     title = result.title or result.check
     suffix = f" [{result.check}]" if verbose else ""
@@ -94,18 +146,23 @@ def _result_lines(result: CheckResult, verbose: bool) -> List[Line]:
         lines = [mark + [(title, "bold"), (f" (crashed; from {result.source})" + suffix, "magenta")]]
         lines += _text_lines(result.reason or "no reason given", FINDING, "magenta")
     else:
-        lines = [mark + [(title, "bold" if result.status is not Status.PASS else ""), (suffix, "dim")]]
+        status = _passing_status(result) if result.status is Status.PASS else ""
+        lines = [mark + [(title, "bold" if result.status is not Status.PASS else ""), (status, ""), (suffix, "dim")]]
     for finding in result.findings:
         if verbose or finding.severity is not Severity.INFO:
-            lines += _finding_lines(finding, verbose)
+            lines += _finding_lines(finding, verbose, symptoms.get(id(finding), ""))
     return lines
 
 
 def terminal_lines(report: Report, verbose: bool = False) -> List[Line]:
     """The report as lines of styled spans; ``render_terminal`` and ``render_rich`` both build on it."""
     lines: List[Line] = [[(header(report), "dim")], []]
+    symptoms = _symptoms(report)
     for result in report.results:
-        lines += _result_lines(result, verbose)
+        if verbose or result.status is not Status.SKIP:
+            lines += _result_lines(result, verbose, symptoms)
+    if not verbose:
+        lines += _skip_lines([r for r in report.results if r.status is Status.SKIP])
     lines.append([])
     facts = report.facts
     if facts.probe_errors:
@@ -118,8 +175,11 @@ def terminal_lines(report: Report, verbose: bool = False) -> List[Line]:
     style = "bold red" if problem_count(report) else "bold yellow" if skipped_count(report) else "bold green"
     lines.append([(summary_line(report), style)])
     notes = hidden_notes(report)
-    if notes and not verbose:
-        lines.append([(f"Run with -v to see {plural(notes, 'more note')} and the evidence.", "dim")])
+    skipped = [r for r in report.results if r.status is Status.SKIP]
+    folded = len({skip_topic(r.reason or "no reason given") for r in skipped}) < len(skipped)
+    if (notes or folded) and not verbose:
+        shown = ([plural(notes, "more note")] if notes else []) + (["each skipped check"] if folded else [])
+        lines.append([(f"Run with -v to see {', '.join(shown)} and the evidence.", "dim")])
     return lines
 
 
