@@ -261,3 +261,11 @@ def test_reasons_are_decoded_with_the_bindings_constants() -> None:
     assert bits == ((0x1, "gpu_idle"), (0x2, "applications_clocks_setting"), (0x800, "new_limiter_kind"))
     assert throttle_names(0x1803, bits) == ("gpu_idle", "applications_clocks_setting", "new_limiter_kind", "0x1000")
     assert nvml_probe.throttle_bits(SimpleNamespace()) == nvml_probe.THROTTLE_BITS
+
+
+def test_the_verify_worker_names_clock_reasons_from_the_same_table_as_the_probe() -> None:
+    from gpudoctor.trainers import clocks
+
+    mask = sum(bit for bit, _ in nvml_probe.THROTTLE_BITS)
+    assert tuple(clocks.reasons(mask)) == nvml_probe.throttle_names(mask)
+    assert clocks.reasons(0x600) == ["board_limit", "reliability"]

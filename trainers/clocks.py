@@ -11,24 +11,14 @@ import sys
 import threading
 from typing import Any, Callable, Dict, List, Optional
 
-# NVML's clock-event (throttle) reason bits, in the words gpudoctor's NVML probe uses.
-REASON_BITS = (
-    (0x1, "gpu_idle"),
-    (0x2, "applications_clocks_setting"),
-    (0x4, "sw_power_cap"),
-    (0x8, "hw_slowdown"),
-    (0x10, "sync_boost"),
-    (0x20, "sw_thermal_slowdown"),
-    (0x40, "hw_thermal_slowdown"),
-    (0x80, "hw_power_brake_slowdown"),
-    (0x100, "display_clock_setting"),
-)
+from .protocol import THROTTLE_BITS
+
 Sample = Dict[str, Any]  # sm_clock_mhz, temperature_c, power_w, power limits, reasons (bit mask)
 Reader = Callable[[], Sample]
 
 
 def reasons(mask: int) -> List[str]:
-    return [name for bit, name in REASON_BITS if mask & bit]
+    return [name for bit, name in THROTTLE_BITS if mask & bit]
 
 
 def nvml_reader(pci_bus_id: Optional[str]) -> Reader:

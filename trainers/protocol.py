@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import IO, Any
+from typing import IO, Any, Tuple
 
 # Events, in the order a worker usually sends them. Each line is one JSON object with "event" set to one of these.
 HELLO = "hello"  # interpreter, torch build, CUDA availability (and why not), the devices torch sees
@@ -17,6 +17,22 @@ RUN = "run"  # one model trained on one device: the ModelRun fields
 BENCH = "bench"  # micro-benchmarks of one device
 FATAL = "fatal"  # the worker cannot go on: kind (import | device | data | internal) and error text
 DONE = "done"  # the last line of a worker that ran to its end
+
+# NVML's clock event (throttle) reason bits, named after nvidia-ml-py's nvmlClocks{Event,Throttle}Reason<Name>
+# constants in snake case: the worker's clock sampler and gpudoctor's NVML probe both read them from here.
+THROTTLE_BITS: Tuple[Tuple[int, str], ...] = (
+    (0x1, "gpu_idle"),
+    (0x2, "applications_clocks_setting"),
+    (0x4, "sw_power_cap"),
+    (0x8, "hw_slowdown"),
+    (0x10, "sync_boost"),
+    (0x20, "sw_thermal_slowdown"),
+    (0x40, "hw_thermal_slowdown"),
+    (0x80, "hw_power_brake_slowdown"),
+    (0x100, "display_clock_setting"),
+    (0x200, "board_limit"),
+    (0x400, "reliability"),
+)
 
 # Hidden test hooks the worker honours (never set by gpudoctor itself).
 FAULT_ENV = (

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from gpudoctor.facts import DriverFacts, Gpu, GpuProcess
+from gpudoctor.trainers.protocol import THROTTLE_BITS
 
 MIB = 1024 * 1024
 
@@ -31,23 +32,8 @@ _CLASS_NAMES = {
 # Codes that only mean "this GPU or driver does not report that": not worth a probe error.
 _QUIET = {NOT_SUPPORTED, NOT_FOUND, FUNCTION_NOT_FOUND, NO_DATA, INVALID_ARGUMENT}
 _COMPUTE_MODES = {0: "default", 1: "exclusive_thread", 2: "prohibited", 3: "exclusive_process"}
-# Clock event (throttle) reason bits, named after nvidia-ml-py's nvmlClocks{Event,Throttle}Reason<Name>
-# constants in snake case. The probe decodes with the installed binding's own constants
-# (``throttle_bits``); this table is the fallback for a binding without them, and tests keep it equal
-# to what the binding defines.
-THROTTLE_BITS: Tuple[Tuple[int, str], ...] = (
-    (0x1, "gpu_idle"),
-    (0x2, "applications_clocks_setting"),
-    (0x4, "sw_power_cap"),
-    (0x8, "hw_slowdown"),
-    (0x10, "sync_boost"),
-    (0x20, "sw_thermal_slowdown"),
-    (0x40, "hw_thermal_slowdown"),
-    (0x80, "hw_power_brake_slowdown"),
-    (0x100, "display_clock_setting"),
-    (0x200, "board_limit"),
-    (0x400, "reliability"),
-)
+# THROTTLE_BITS: the probe decodes with the installed binding's own constants (``throttle_bits``); the shared
+# table is the fallback for a binding without them, and tests keep it equal to what the binding defines.
 _REASON_CONSTANT = re.compile(r"^nvmlClocks(?:Event|Throttle)Reason([A-Z]\w*)$")
 
 
