@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional
 
@@ -16,18 +15,9 @@ __all__ = ["CHILD", "OUTPUT_CAP", "ChildRun", "ending", "last_frame", "last_line
 CHILD = Path(__file__).with_name("torch_child.py")
 OUTPUT_CAP = 32 * bounded.MIB  # per stream; the package list of a big environment is a few MiB
 
-
-
-@dataclass(frozen=True)
-class ChildRun:
-    """How the child process ended and what it printed."""
-
-    stdout: str = ""
-    stderr: str = ""
-    returncode: Optional[int] = None
-    timed_out: bool = False
-    start_error: Optional[str] = None
-    overflowed: bool = False  # printed more than the cap and was stopped
+# How the child process ended and what it printed: a bounded run's outcome (``overflowed``: it printed more
+# than the cap and was stopped).
+ChildRun = bounded.Outcome
 
 
 def spawn(python: str, timeout: float, environ: Optional[Mapping[str, str]] = None,
@@ -42,7 +32,7 @@ def spawn(python: str, timeout: float, environ: Optional[Mapping[str, str]] = No
         done = bounded.run([os.path.abspath(python), str(CHILD)], timeout, cap, cwd=cwd, env=env)
     if done.start_error:
         return ChildRun(start_error=f"could not start {python}: {done.start_error}")
-    return ChildRun(done.stdout, done.stderr, done.returncode, done.timed_out, overflowed=done.overflowed)
+    return done
 
 
 def last_frame(stderr: str) -> Optional[str]:
