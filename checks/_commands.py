@@ -7,7 +7,7 @@ from typing import Iterable, Optional, Sequence
 
 from gpudoctor import compat
 from gpudoctor.facts import Facts
-from gpudoctor import plausible
+from gpudoctor.checks import _cmd
 from gpudoctor.checks._cmd import shell_of
 from gpudoctor.shell import CONTROL as _CONTROL
 from gpudoctor.shell import UnsafeValue, join, quote, set_env
@@ -39,19 +39,13 @@ def render(facts: Facts, argv: Sequence[str]) -> str:
 
 def python(facts: Facts) -> str:
     """The target interpreter as the first word of a command; ``python`` when it is not known or unusable."""
-    return render(facts, [_interpreter(facts)])
-
-
-def _interpreter(facts: Facts) -> str:
-    """The target interpreter's path when it is a plausible one, else ``python``."""
-    exe = facts.platform.python_executable
-    return exe if exe and not _CONTROL.search(exe) and plausible.path(exe) else "python"
+    return render(facts, _cmd.python(facts))
 
 
 def pip_install(facts: Facts, requirements: Iterable[str], index_url: Optional[str] = None,
                 force_reinstall: bool = False, upgrade: bool = False) -> str:
     """``<python> -m pip install [--force-reinstall|--upgrade] REQ... [--index-url URL]`` for the target interpreter."""
-    words = [_interpreter(facts), "-m", "pip", "install"]
+    words = [*_cmd.python(facts), "-m", "pip", "install"]
     if force_reinstall:
         words.append("--force-reinstall")
     elif upgrade:
