@@ -48,20 +48,10 @@ def quote(value: str, shell: Shell) -> str:
             rest = value[2:]
             return "~/" + shlex.quote(rest) if rest else "~/"
         return shlex.quote(value)
-    if shell is Shell.POWERSHELL:
-        if value and _POWERSHELL_BARE.match(value):
-            return value
-        out = value
-        for mark in _POWERSHELL_QUOTES:
-            out = out.replace(mark, mark + mark)
-        return "'" + out + "'"
-    if shell is Shell.CMD:
-        if _CMD_UNQUOTABLE.search(value):
-            raise UnsafeValue("contains a character cmd.exe cannot quote")
-        if value and _CMD_BARE.match(value):
-            return value
-        return '"' + value + '"'
-    raise AssertionError(shell)  # pragma: no cover - every member is handled above
+    bare = _POWERSHELL_BARE if shell is Shell.POWERSHELL else _CMD_BARE
+    if value and bare.match(value):
+        return value
+    return literal(value, shell)
 
 
 def join(argv: Sequence[str], shell: Shell) -> str:
@@ -87,7 +77,9 @@ def literal(value: str, shell: Shell) -> str:
         if _CMD_UNQUOTABLE.search(value):
             raise UnsafeValue("contains a character cmd.exe cannot quote")
         return '"' + value + '"'
-    return quote(value, shell)
+    if shell is Shell.POSIX:
+        return quote(value, shell)
+    raise AssertionError(shell)  # pragma: no cover - every member is handled above
 
 
 def _name(name: str) -> str:
