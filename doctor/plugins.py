@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any, Callable, Generic, Iterable, List, Optional, Sequence, Set, Tuple, TypeVar
+from typing import Any, Callable, Generic, Iterable, List, Optional, Sequence, Set, Tuple, Type, TypeVar
 
 OWN_DISTRIBUTION = "torch-gpudoctor"
 
@@ -32,6 +32,20 @@ class Loaded(Generic[T]):
 
     items: Tuple[Tuple[T, str], ...]
     errors: Tuple[PluginError, ...]
+
+
+def items_of(kind: Type[T], what: str) -> Callable[[Any], Tuple[T, ...]]:
+    """A converter for ``load_group``: an entry point holds one ``kind`` or a list of them; ``what`` names them
+    in the error ("a Check or a list of Checks")."""
+
+    def convert(obj: Any) -> Tuple[T, ...]:
+        if isinstance(obj, kind):
+            return (obj,)
+        if isinstance(obj, (list, tuple)) and all(isinstance(item, kind) for item in obj):
+            return tuple(obj)
+        raise TypeError(f"expected {what}, got {type(obj).__name__}")
+
+    return convert
 
 
 def dist_label(dist: Optional[Any]) -> str:

@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterable, Iterator, List, Optional, Tuple, Typ
 
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding
-from gpudoctor.plugins import OWN_DISTRIBUTION, PluginError, load_group
+from gpudoctor.plugins import OWN_DISTRIBUTION, PluginError, items_of, load_group
 
 __all__ = ["OWN_DISTRIBUTION", "Catalogue", "Check", "PluginError", "Skip", "check", "discover", "need", "skip"]
 
@@ -85,12 +85,7 @@ class Catalogue:
         return Catalogue(kept, self.errors)
 
 
-def _as_checks(obj: Any) -> Tuple[Check, ...]:
-    if isinstance(obj, Check):
-        return (obj,)
-    if isinstance(obj, (list, tuple)) and all(isinstance(c, Check) for c in obj):
-        return tuple(obj)
-    raise TypeError(f"expected a Check or a list of Checks, got {type(obj).__name__}")
+_as_checks = items_of(Check, "a Check or a list of Checks")
 
 
 def builtin_checks() -> Tuple[Check, ...]:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, List, Optional, Set, Tuple
 
 from gpudoctor.lint.model import Rule
-from gpudoctor.plugins import PluginError, load_group
+from gpudoctor.plugins import PluginError, items_of, load_group
 
 ENTRY_POINT_GROUP = "gpudoctor.lint"
 ALL = "ALL"
@@ -55,12 +55,7 @@ class RuleSet:
         return tuple(r for r in chosen if r.code not in dropped)
 
 
-def _as_rules(obj: Any) -> Tuple[Rule, ...]:
-    if isinstance(obj, Rule):
-        return (obj,)
-    if isinstance(obj, (list, tuple)) and all(isinstance(r, Rule) for r in obj):
-        return tuple(obj)
-    raise TypeError(f"expected a lint Rule or a list of Rules, got {type(obj).__name__}")
+_as_rules = items_of(Rule, "a lint Rule or a list of Rules")
 
 
 def builtin_rules() -> Tuple[Rule, ...]:
