@@ -42,6 +42,8 @@ class PlatformFacts:
     virtualenv: Optional[bool] = None
     dev_nvidia: Optional[Tuple[str, ...]] = None  # /dev/nvidia* nodes present (Linux); None when not looked
     microsoft_store_python: Optional[bool] = None  # Windows: a Python from the Microsoft Store
+    installer: Optional[str] = None  # what manages the target environment: an Installer value (installers.py)
+    installer_evidence: Optional[str] = None  # what showed it ("conda-meta/ in the prefix", "uv.lock beside pyproject.toml")
 
 
 @dataclass(frozen=True)
