@@ -117,7 +117,10 @@ def test_each_release_is_read_at_its_go_live_commit(tmp_path: Path) -> None:
     assert by_key["2.6.0 nightly"].linux == ("cu126", "cu130")
     assert sorted(by_key) == ["2.3.0 release", "2.4.0 release", "2.5.0 test", "2.6.0 nightly"]
     snapshot = tmp_path / "snap"
+    snapshot.mkdir()
+    (snapshot / "HEAD-0123456789ab.py").write_text("CURRENT_STABLE_VERSION = '1.0.0'\n", encoding="utf-8")
     matrix_history.record(snapshot, source, used)
+    assert not (snapshot / "HEAD-0123456789ab.py").exists()  # a version no longer used is not kept
     again = matrix_history.select(matrix_history.read_snapshot(snapshot)[1])[1]
     assert again == rows  # the trimmed snapshot gives the same rows
     assert "os.system" not in (snapshot / f"HEAD-{go_live.commit[:12]}.py").read_text(encoding="utf-8")

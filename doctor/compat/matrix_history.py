@@ -184,6 +184,10 @@ def record(folder: Path, source: str, records: Sequence[Record]) -> None:
                       "file": name})
     (folder / "index.json").write_text(json.dumps({"source": source, "records": items}, indent=1) + "\n",
                                        encoding="utf-8")
+    written = {item["file"] for item in items}
+    for stale in folder.glob("*.py"):  # versions an earlier recording used and this one does not
+        if stale.name not in written:
+            stale.unlink()
 
 
 def render(source: str, rows: Sequence[MatrixRow]) -> str:
