@@ -31,6 +31,7 @@ CURRENT_STABLE_VERSION = "{stable}"
 TEST = "test"
 LINUX = "linux"
 LINUX_AARCH64 = "linux-aarch64"
+WINDOWS = "windows"
 CUDA_ARCHES = CUDA_ARCHES_DICT["nightly"]
 
 def initialize_globals(channel: str, os: str, getting_started: bool = False) -> None:
@@ -41,6 +42,11 @@ def initialize_globals(channel: str, os: str, getting_started: bool = False) -> 
         CUDA_AARCH64_ARCHES.append("12.9-aarch64")
     if compute_something(channel):
         CUDA_ARCHES.append("11.1")
+
+def generate_wheels_matrix(os: str, channel: str, arches: list, python_versions: list) -> None:
+    if channel == "nightly" and os == WINDOWS:
+        arches.remove("12.6")
+        python_versions.remove("3.10")
 '''
 
 
@@ -68,6 +74,7 @@ def test_conditional_additions_follow_their_condition(tmp_path: Path) -> None:
     assert test.windows == ("cu126",)  # 13.0 is excluded on Windows, and 12.9 is Linux-only
     nightly = channel_matrix(parse(_matrix(tmp_path)), Channel.NIGHTLY)
     assert nightly is not None and nightly.linux == ("cu126", "cu130") and "cu111" not in nightly.linux
+    assert nightly.windows == () and nightly.python == ("3.10", "3.11")  # 12.6 removed on Windows, 13.0 excluded
 
 
 def test_a_broken_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -204,7 +204,7 @@ def render(source: str, rows: Sequence[MatrixRow]) -> str:
         f"MATRIX_DATE = {head!r}  # the newest commit read",
         "",
         "# (torch, channel, confidence, ref, commit, commit date, Linux x86_64 CUDA variants, Linux aarch64 CUDA",
-        "#  variants (None: not stated), Windows CUDA variants (None: no exclusion list), Python versions,",
+        "#  variants (None: the file has no aarch64 CUDA list), Windows CUDA variants, Python versions,",
         "#  the variant installed without --index-url (None: not stated), ((variant, cuDNN major), ...)).",
         "# release rows: the release channel at the go-live commit, SECONDARY; test/nightly rows: what was built",
         "# for a candidate or nightly, UNCONFIRMED.",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -21,6 +22,8 @@ _NAMES = (
     "CURRENT_NIGHTLY_VERSION",
 )
 _LISTS = ("CUDA_ARCHES", "CUDA_AARCH64_ARCHES")
+REMOVED = "removed"
+_CUDA = re.compile(r"^\d+\.\d+(-aarch64)?$")
 _OSES = {"linux": "linux", "aarch64": "linux-aarch64", "windows": "windows"}
 
 
@@ -45,7 +48,7 @@ class MatrixError(Exception):
 class Extra:
     """A CUDA version the file adds to a list inside a function, with the condition it is added under."""
 
-    target: str  # "CUDA_ARCHES" or "CUDA_AARCH64_ARCHES"
+    target: str  # "CUDA_ARCHES", "CUDA_AARCH64_ARCHES", or REMOVED for ``arches.remove("12.8")`` on any list
     value: str  # "12.9" or "12.9-aarch64"
     conditions: Tuple[str, ...]  # ast.unparse of each enclosing if-test
     defaults: Tuple[Tuple[str, object], ...] = ()  # the function's parameters that default to a constant
@@ -68,7 +71,7 @@ class ChannelMatrix:
     torch: str
     linux: Tuple[str, ...]  # ("cu126", "cu130")
     aarch64: Optional[Tuple[str, ...]]  # None: the file has no aarch64 CUDA list
-    windows: Optional[Tuple[str, ...]]  # None: the file states no Windows exclusions
+    windows: Tuple[str, ...]  # the x86_64 list less CUDA_ARCHES_NO_WINDOWS and Linux-only additions
     python: Tuple[str, ...]
     stable: Optional[str]  # "cu130", the variant installed without --index-url
     cudnn: Tuple[Tuple[str, str], ...]  # (("cu126", "9"), ...)
@@ -132,14 +135,17 @@ def _collect(body: Sequence[ast.stmt], tests: Tuple[ast.expr, ...], out: List[Ex
 
 
 def _additions(node: ast.stmt) -> List[Tuple[str, str]]:
-    """``X.append("v")`` and ``X = X + ["v", ...]`` for the CUDA lists."""
+    """``X.append("v")`` and ``X = X + ["v", ...]`` for the CUDA lists; ``arches.remove("12.8")`` as REMOVED."""
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         call = node.value
         func = call.func
-        if (isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name)
-                and func.value.id in _LISTS and len(call.args) == 1 and isinstance(call.args[0], ast.Constant)
-                and isinstance(call.args[0].value, str)):
-            return [(func.value.id, call.args[0].value)]
+        if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and len(call.args) == 1
+                and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)):
+            value = call.args[0].value
+            if func.attr == "append" and func.value.id in _LISTS:
+                return [(func.value.id, value)]
+            if func.attr == "remove" and "arch" in func.value.id.lower() and _CUDA.match(value):
+                return [(REMOVED, value)]
     target, value = _assignment(node)
     if (target in _LISTS and isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)
             and isinstance(value.left, ast.Name) and value.left.id == target and isinstance(value.right, ast.List)):
@@ -210,20 +216,14 @@ def channel_matrix(matrix: MatrixFile, channel: Channel) -> Optional[ChannelMatr
     base = _channel_list(matrix, "CUDA_ARCHES_DICT", channel)
     if not isinstance(torch, str) or base is None:
         return None
-    linux = base + [e.value for e in matrix.extras if e.target == "CUDA_ARCHES"
-                    and _applies(matrix, e, channel, [_OSES["linux"]])]
+    linux = _changed(matrix, base, "CUDA_ARCHES", channel, [_OSES["linux"]])
     arm = _channel_list(matrix, "CUDA_AARCH64_ARCHES_DICT", channel)
     if arm is None:
         arm = _strings(matrix.values.get("CUDA_AARCH64_ARCHES"))
     if arm is not None:
-        arm = arm + [e.value for e in matrix.extras if e.target == "CUDA_AARCH64_ARCHES"
-                     and _applies(matrix, e, channel, [_OSES["linux"], _OSES["aarch64"]])]
-    excluded = _strings(matrix.values.get("CUDA_ARCHES_NO_WINDOWS"))
-    windows = None
-    if excluded is not None:
-        windows = base + [e.value for e in matrix.extras if e.target == "CUDA_ARCHES"
-                          and _applies(matrix, e, channel, [_OSES["windows"]])]
-        windows = [cuda for cuda in windows if cuda not in excluded]
+        arm = _changed(matrix, arm, "CUDA_AARCH64_ARCHES", channel, [_OSES["linux"], _OSES["aarch64"]])
+    excluded = _strings(matrix.values.get("CUDA_ARCHES_NO_WINDOWS")) or []
+    windows = [c for c in _changed(matrix, base, "CUDA_ARCHES", channel, [_OSES["windows"]]) if c not in excluded]
     stable_table = matrix.values.get("STABLE_CUDA_VERSIONS")
     stable = stable_table.get(channel.value) if isinstance(stable_table, dict) else None
     cudnn_table = matrix.values.get("CUDA_CUDNN_VERSIONS")
@@ -233,9 +233,16 @@ def channel_matrix(matrix: MatrixFile, channel: Channel) -> Optional[ChannelMatr
         if isinstance(entry, dict) and isinstance(entry.get("cudnn"), str):
             cudnn.append((_variant(cuda), entry["cudnn"]))
     return ChannelMatrix(
-        torch, _variants(linux), None if arm is None else _variants(arm), None if windows is None else _variants(windows),
+        torch, _variants(linux), None if arm is None else _variants(arm), _variants(windows),
         tuple(_channel_list(matrix, "PYTHON_ARCHES_DICT", channel) or ()),
         _variant(stable) if isinstance(stable, str) else None, tuple(cudnn))
+
+
+def _changed(matrix: MatrixFile, base: List[str], target: str, channel: Channel, os_names: Sequence[str]) -> List[str]:
+    """A list with the additions and removals whose conditions hold for the channel and OS applied."""
+    added = base + [e.value for e in matrix.extras if e.target == target and _applies(matrix, e, channel, os_names)]
+    gone = {e.value for e in matrix.extras if e.target == REMOVED and _applies(matrix, e, channel, os_names)}
+    return [cuda for cuda in added if cuda not in gone]
 
 
 def _cuda_key(cuda: str) -> Tuple[int, ...]:
