@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 from pathlib import Path
@@ -148,7 +149,8 @@ def test_a_changed_matrix_is_a_diff(tmp_path: Path, capsys: pytest.CaptureFixtur
     go_live = next(r for r in matrix_history.rows_of(BUILD_MATRIX) if r.torch == "2.13.0" and r.channel == "release")
     name = f"HEAD-{go_live.commit[:12]}.py"
     text = (snapshot / name).read_text(encoding="utf-8")
-    (snapshot / name).write_text(text.replace('"release": ["12.6", "13.0", "13.2"]', '"release": ["13.0"]', 1),
+    changed = text.replace('"release": ["12.6", "13.0", "13.2"]', '"release": ["13.0", "13.4"]', 1)
+    (snapshot / name).write_text(changed.replace('CURRENT_STABLE_VERSION = "2.13.0"', 'CURRENT_STABLE_VERSION = "2.16.0"'),
                                  encoding="utf-8")
     out = tmp_path / "build_matrix.py"
     out.write_text(Path(matrix_history.__file__).with_name("build_matrix.py").read_text(encoding="utf-8"),
@@ -156,7 +158,22 @@ def test_a_changed_matrix_is_a_diff(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert refresh.main(["--snapshot", str(SNAPSHOT), "--test-infra", str(snapshot), "--matrix-out", str(out),
                          "--check"]) == 1
     diff = capsys.readouterr().out
-    assert f"+    ('2.13.0', 'release', 'SECONDARY', 'HEAD', '{go_live.commit}', '2026-07-08', ('cu130',)," in diff
+    assert f"+    ('2.16.0', 'release', 'SECONDARY', 'HEAD', '{go_live.commit}', '2026-07-08', ('cu130', 'cu134')," in diff
+    assert f"-    ('2.13.0', 'release', 'SECONDARY', 'HEAD', '{go_live.commit}'," in diff
+    assert f"to review: test-infra has a torch 2.16.0 release matrix; releases.py lacks 2.16 ({go_live.commit[:12]})" in diff
+    assert out.read_text(encoding="utf-8") == Path(matrix_history.__file__).with_name(
+        "build_matrix.py").read_text(encoding="utf-8")  # --check wrote nothing
+    assert refresh.main(["--snapshot", str(SNAPSHOT), "--test-infra", str(snapshot), "--matrix-out", str(out),
+                         "--out", str(tmp_path / "published.py")]) == 0
+    assert "('cu130', 'cu134')" in out.read_text(encoding="utf-8")
+
+
+def test_a_variant_the_tables_lack_is_named_for_review() -> None:
+    row = next(r for r in matrix_history.rows_of(BUILD_MATRIX) if r.torch == "2.13.0" and r.channel == "test")
+    notes = matrix_history.to_review([dataclasses.replace(row, aarch64=("cu130", "cu134"))])
+    assert notes == [f"to review: test-infra's torch 2.13.0 test matrix ({row.commit[:12]}) builds aarch64 cu134; "
+                     "the tables lack it"]
+    assert matrix_history.to_review(matrix_history.rows_of(BUILD_MATRIX)) == []
 
 
 def test_the_trimmed_copy_keeps_what_is_read(tmp_path: Path) -> None:

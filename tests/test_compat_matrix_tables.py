@@ -13,6 +13,7 @@ import pytest
 from gpudoctor.compat import bundled_cudnn, release_for_torch
 from gpudoctor.compat.build_matrix import BUILD_MATRIX
 from gpudoctor.compat.matrix_history import MatrixRow, rows_of
+from gpudoctor.compat.pypi import python_tags
 from gpudoctor.compat.wheels import published_variants
 
 ROWS = rows_of(BUILD_MATRIX)
@@ -74,6 +75,15 @@ def test_python_range_and_default_variant_match_the_go_live_matrix(row: MatrixRo
     if row.stable is not None:  # STABLE_CUDA_VERSIONS exists from 2.7 on: what PyPI's Linux wheel is
         assert release.pypi_default == row.stable, (
             f"{_where(row)} makes {row.stable} the default; releases.py has {release.pypi_default}")
+
+
+@pytest.mark.parametrize("row", GO_LIVE, ids=_name)
+def test_pypi_has_a_wheel_for_every_python_the_go_live_matrix_lists(row: MatrixRow) -> None:
+    """The matrix (SECONDARY) against PyPI's own files (CONFIRMED): cp313t for "3.13t"."""
+    tags = python_tags("torch", row.torch)
+    assert tags, f"{_where(row)}: PyPI has no torch {row.torch}"
+    missing = [p for p in row.python if f"cp{p.replace('.', '')}" not in tags]
+    assert not missing, f"{_where(row)} lists Python {missing}; PyPI's torch {row.torch} wheels are {tags}"
 
 
 @pytest.mark.parametrize("row", COMPARED, ids=_name)

@@ -19,6 +19,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from gpudoctor.compat.base import Confidence, S, U
 from gpudoctor.compat.matrix_parse import MATRIX_PATH, Channel, MatrixError, channel_matrix, parse, trimmed
+from gpudoctor.compat.releases import release_for_torch
+from gpudoctor.compat.wheels import published_variants
 
 FLOOR = (2, 0)
 _SHA = re.compile(r"^[0-9a-f]{7,40}$")
@@ -231,12 +233,31 @@ def rows_of(data: Sequence[Tuple[object, ...]]) -> Tuple[MatrixRow, ...]:
 
 
 
-def refresh_text(path: Path, record_to: Optional[Path] = None) -> str:
-    """The new build_matrix.py text from a source; with ``record_to``, the records used are saved there."""
+def refresh_text(path: Path, record_to: Optional[Path] = None) -> Tuple[str, List[str]]:
+    """(the new build_matrix.py text, notes to review) from a source; ``record_to`` saves the records used."""
     source, records = read_source(path)
     used, rows = select(records)
     if not rows:
         raise MatrixError(f"{path} gave no torch release matrix")
     if record_to is not None:
         record(record_to, source, used)
-    return render(source, rows)
+    return render(source, rows), to_review(rows)
+
+
+def to_review(rows: Sequence[MatrixRow]) -> List[str]:
+    """What the hand-kept tables lack against the release and candidate rows: releases and variants to add."""
+    notes = []
+    for row in rows:
+        if row.channel == Channel.NIGHTLY.value:
+            continue
+        if release_for_torch(row.torch) is None:
+            notes.append(f"to review: test-infra has a torch {row.torch} {row.channel} matrix; releases.py lacks "
+                         f"{row.minor} ({row.commit[:12]})")
+            continue
+        for name, system, machine in (("linux", "Linux", "x86_64"), ("aarch64", "Linux", "aarch64"),
+                                      ("windows", "Windows", "AMD64")):
+            missing = [v for v in getattr(row, name) or () if v not in published_variants(row.torch, system, machine)]
+            if missing:
+                notes.append(f"to review: test-infra's torch {row.torch} {row.channel} matrix ({row.commit[:12]}) "
+                             f"builds {name} {', '.join(missing)}; the tables lack it")
+    return notes

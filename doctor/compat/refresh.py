@@ -263,12 +263,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             else:
                 documents[name] = fetch(name)
         listings = _listings(args.snapshot) if args.wheel_index else None
-        text = build(documents, date, listings)
-        matrix_old = args.matrix_out.read_text(encoding="utf-8") if args.matrix_out.exists() else ""
-        matrix = None
+        outputs = [(args.out, build(documents, date, listings))]
+        notes = to_review(rows_of(documents))
         if args.test_infra is not None:
             keep = None if args.record is None else args.record / "test-infra"
-            matrix = matrix_history.refresh_text(args.test_infra, keep)
+            matrix, matrix_notes = matrix_history.refresh_text(args.test_infra, keep)
+            outputs.append((args.matrix_out, matrix))
+            notes += matrix_notes
     except (RefreshError, MatrixError) as error:
         print(f"refresh: {error}", file=sys.stderr)
         return 2
@@ -279,20 +280,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                                       encoding="utf-8")
         for name, listing in (listings or {}).items():
             (args.record / f"index-{name}.html").write_text(listing, encoding="utf-8")
-    diff = list(difflib.unified_diff(old.splitlines(), text.splitlines(), str(args.out), "refreshed", lineterm=""))
-    print("\n".join(diff) if diff else f"{args.out}: up to date")
-    matrix_diff = [] if matrix is None else list(difflib.unified_diff(
-        matrix_old.splitlines(), matrix.splitlines(), str(args.matrix_out), "refreshed", lineterm=""))
-    if matrix is not None:
-        print("\n".join(matrix_diff) if matrix_diff else f"{args.matrix_out}: up to date")
-    for note in to_review(rows_of(documents)):
+    changed = []
+    for path, text in outputs:
+        before = path.read_text(encoding="utf-8") if path.exists() else ""
+        diff = list(difflib.unified_diff(before.splitlines(), text.splitlines(), str(path), "refreshed", lineterm=""))
+        print("\n".join(diff) if diff else f"{path}: up to date")
+        changed += [(path, text)] if diff else []
+    for note in notes:
         print(note)
     if args.check:
-        return 1 if diff or matrix_diff else 0
-    if diff:
-        args.out.write_text(text, encoding="utf-8")
-    if matrix is not None and matrix_diff:
-        args.matrix_out.write_text(matrix, encoding="utf-8")
+        return 1 if changed else 0
+    for path, text in changed:
+        path.write_text(text, encoding="utf-8")
     return 0
 
 
