@@ -141,11 +141,11 @@ def _additions(node: ast.stmt) -> List[Tuple[str, str]]:
         func = call.func
         if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and len(call.args) == 1
                 and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)):
-            value = call.args[0].value
+            literal = call.args[0].value
             if func.attr == "append" and func.value.id in _LISTS:
-                return [(func.value.id, value)]
-            if func.attr == "remove" and "arch" in func.value.id.lower() and _CUDA.match(value):
-                return [(REMOVED, value)]
+                return [(func.value.id, literal)]
+            if func.attr == "remove" and "arch" in func.value.id.lower() and _CUDA.match(literal):
+                return [(REMOVED, literal)]
     target, value = _assignment(node)
     if (target in _LISTS and isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)
             and isinstance(value.left, ast.Name) and value.left.id == target and isinstance(value.right, ast.List)):

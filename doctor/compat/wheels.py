@@ -56,7 +56,7 @@ _CODE_CC = "PYTORCH_RELEASES_CODE_CC in torch 2.13.0/2.14.1 torch/cuda/__init__.
 _NO_PTX_KNOWN = "release wheels' compute_120 PTX UNCONFIRMED"
 _WIN_BAT = "pytorch/builder and pytorch/pytorch windows/cuda1xx.bat"
 _WIN130 = "pytorch/pytorch .ci/pytorch/windows/cuda130.bat; no PTX on Windows"
-_CU129 = "cu129 wheels CONFIRMED (test-infra release branches); their arch list UNCONFIRMED"
+_CU129 = "cu129 wheels built on test-infra release/2.9-2.13's test channel (build_matrix.py); arch list UNCONFIRMED"
 # 2.7's and 2.8's only aarch64 CUDA builds: test-infra's go-live matrices list 12.8-aarch64 (2.7) and
 # 12.9-aarch64 (2.8) alone, as does pytorch/pytorch's 2.7-era CUDA_AARCH64_ARCHES.
 _ARM28 = "test-infra 2.8 go-live matrix (12.9-aarch64 only); arch list as aarch64 cu128 of 2.7 (PR #146378)"
