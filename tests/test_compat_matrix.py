@@ -134,6 +134,21 @@ def test_each_release_is_read_at_its_go_live_commit(tmp_path: Path) -> None:
     assert "os.system" not in (snapshot / f"HEAD-{go_live.commit[:12]}.py").read_text(encoding="utf-8")
 
 
+def test_a_checkout_without_history_gives_its_three_channels(tmp_path: Path) -> None:
+    checkout = tmp_path / "checkout"
+    (checkout / MATRIX_PATH).parent.mkdir(parents=True)
+    (checkout / MATRIX_PATH).write_text(_matrix(tmp_path), encoding="utf-8")
+    os.utime(checkout / MATRIX_PATH, (1_780_000_000, 1_780_000_000))  # 2026-05-28
+    for path in (checkout, checkout / MATRIX_PATH):
+        source, records = matrix_history.read_source(path)
+        assert source.endswith("(a file without history, modified 2026-05-28)")
+        rows = matrix_history.select(records)[1]
+        assert [(r.torch, r.channel, r.commit, r.date) for r in rows] == [
+            ("2.4.0", "release", "unknown", "2026-05-28"), ("2.5.0", "test", "unknown", "2026-05-28"),
+            ("2.6.0", "nightly", "unknown", "2026-05-28")]
+    assert not (tmp_path / "ran").exists()
+
+
 def test_the_data_file_is_what_the_recorded_snapshot_gives(capsys: pytest.CaptureFixture[str]) -> None:
     assert refresh.main(["--snapshot", str(SNAPSHOT), "--test-infra", str(TEST_INFRA), "--check"]) == 0
     out = capsys.readouterr().out

@@ -10,6 +10,7 @@ UNCONFIRMED: they say what was built, not what was published).
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 import subprocess
@@ -130,9 +131,11 @@ def read_source(path: Path) -> Tuple[str, List[Record]]:
     file = path / MATRIX_PATH if path.is_dir() else path
     try:
         text = file.read_text(encoding="utf-8")
+        changed = datetime.datetime.fromtimestamp(file.stat().st_mtime, datetime.timezone.utc).strftime("%Y-%m-%d")
     except (OSError, UnicodeDecodeError) as error:
         raise MatrixError(f"cannot read {file} ({error.__class__.__name__})") from None
-    return f"pytorch/test-infra {MATRIX_PATH} (a file, no history)", [Record("HEAD", "unknown", "", "", text)]
+    source = f"pytorch/test-infra {MATRIX_PATH} (a file without history, modified {changed})"
+    return source, [Record("HEAD", "unknown", changed, "", text)]
 
 
 def _released(version: str) -> Optional[Tuple[int, ...]]:
