@@ -205,7 +205,7 @@ ARCH_CASES = [
     (("2.7.1", "cu128", "Windows", "AMD64"), ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"), U),
     (("2.14.1", "cu132", "Windows", "x86_64"), ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"), S),
     (("2.14.1", "cu130", "Linux", "aarch64"), ("sm_80", "sm_90", "sm_100", "sm_110", "sm_120"), C),
-    (("2.8.0", "cu126", "Linux", "arm64"), ("sm_90",), S),
+    (("2.8.0", "cu129", "Linux", "arm64"), ("sm_90", "sm_100", "sm_120"), U),  # 2.8's only aarch64 CUDA build
     (("2.14.1", None, "Windows", "AMD64"), (), C),
     (("2.14.1", None, "Linux", "aarch64"), ("sm_80", "sm_90", "sm_100", "sm_110", "sm_120"), C),
     (("2.10.0", None, "Linux", "aarch64"), (), C),
@@ -229,7 +229,7 @@ def test_wheel_arch_list(args: tuple, tokens: tuple, confidence: Confidence) -> 
     "args",
     [("3.0.0", "cu126", "Linux", "x86_64"), ("2.14.1", "cu121", "Linux", "x86_64"), ("x", None, "Linux", "x86_64"),
      ("2.14.1", "cu126", "Linux", "ppc64le"), ("2.14.1", "cu126", "Darwin", "arm64"), ("2.6.0", "rocm7.2", "Linux",
-     "x86_64"), ("2.14.1", "junk", "Linux", "x86_64"), ("2.8.0", "cu129", "Linux", "aarch64"),
+     "x86_64"), ("2.14.1", "junk", "Linux", "x86_64"), ("2.8.0", "cu126", "Linux", "aarch64"),
      ("2.12.0", "cu129", "Linux", "x86_64"), ("2.13.0", "cu129", "Windows", "AMD64"), ("2.15.0", "cu126", "Linux",
      "x86_64")],
 )
@@ -265,7 +265,8 @@ def test_published_variants() -> None:
     assert published_variants("2.15.0", "Linux", "x86_64") == ("cu130", "cu132")
     assert published_variants("2.12.1", "Linux", "aarch64") == ("cu126", "cu129", "cu130", "cu132")
     assert published_variants("2.13.0", "Windows", "AMD64") == ("cu126", "cu130", "cu132")
-    assert published_variants("2.8.0", "Linux", "aarch64") == ("cu126", "cu128")
+    assert published_variants("2.8.0", "Linux", "aarch64") == ("cu129",)
+    assert published_variants("2.7.1", "Linux", "aarch64") == ("cu128",)
     assert published_variants("2.7.1", "Windows", "AMD64") == ("cu118", "cu126", "cu128")
     assert published_variants("2.14.1", "Darwin", "arm64") == ()
     assert published_variants("9.9", "Linux", "x86_64") == ()

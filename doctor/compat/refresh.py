@@ -5,12 +5,14 @@
     python -m gpudoctor.compat.refresh --snapshot DIR  # read DIR/<package>.json instead of the network
     python -m gpudoctor.compat.refresh --record DIR    # also save what was read, trimmed, as a snapshot
     python -m gpudoctor.compat.refresh --wheel-index   # also read download.pytorch.org/whl/<package>/
+    python -m gpudoctor.compat.refresh --test-infra PATH  # also read pytorch/test-infra's build matrix
 
-From PyPI's JSON metadata it takes, per release since torch 2.0: the first upload date, the Python tags and
-the platforms of the wheels, and the newest release's Requires-Dist (torchvision's torch requirement, the
-CUDA toolkit and cuDNN the PyPI torch wheel pins). With --wheel-index it also lists the +cuXXX builds the
-PyTorch wheel index holds per platform and Python, which then decide which variants exist. The hand-kept tables (releases.py, wheels.py, cudnn.py)
-are checked against this file by the tests. An unreachable source ends the command with one line.
+From PyPI's JSON it takes, per release since torch 2.0, the first upload date, Python tags and platforms of
+the wheels, and the newest release's Requires-Dist (torchvision's torch requirement, the CUDA toolkit and cuDNN
+the PyPI wheel pins). --wheel-index adds the +cuXXX builds of the PyTorch wheel index. --test-infra (a git dir,
+checkout, the file, or a recorded snapshot) writes build_matrix.py from test-infra's build matrix history
+(matrix_history.py). The tests check the hand-kept tables against both files. An unreachable source ends the
+command with one line.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import urllib.request
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from gpudoctor.compat import matrix_history
+from gpudoctor.compat.matrix_parse import MatrixError
 from gpudoctor.compat.releases import RELEASES
 from gpudoctor.compat.wheel_index import INDEX_URL, IndexRow, rows_from_listing
 
@@ -33,6 +37,7 @@ PACKAGES = ("torch", "torchvision", "torchaudio")
 FLOORS = {"torch": (2, 0), "torchvision": (0, 15), "torchaudio": (2, 0)}
 PYPI_URL = "https://pypi.org/pypi/{}/json"
 OUT = Path(__file__).with_name("published.py")
+MATRIX_OUT = Path(__file__).with_name("build_matrix.py")
 _REQUIRES = re.compile(r"^(torch|cuda-toolkit|nvidia-cudnn-cu\d+|nvidia-cuda-runtime-cu\d+)\b", re.IGNORECASE)
 _WHEEL = re.compile(r"^(?P<name>[A-Za-z0-9_]+)-(?P<version>[^-]+)-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<plat>.+)\.whl$")
 _LIMIT = 64 * 1024 * 1024
@@ -116,7 +121,7 @@ def fetch_bytes(url: str, timeout: float = 30.0) -> bytes:
     """The body at a URL; RefreshError (one line) when it cannot be read."""
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 - a fixed https URL
-            body = response.read(_LIMIT + 1)
+            body: bytes = response.read(_LIMIT + 1)
     except (urllib.error.URLError, OSError, ValueError) as error:
         reason = getattr(error, "reason", error)
         raise RefreshError(f"cannot reach {url} ({reason}); nothing was changed") from None
@@ -236,6 +241,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when the file would change")
     parser.add_argument("--wheel-index", action="store_true",
                         help="also read download.pytorch.org/whl/<package>/ (index-<package>.html in a snapshot)")
+    parser.add_argument("--test-infra", type=Path, help="pytorch/test-infra: a git dir, checkout, file or snapshot")
+    parser.add_argument("--matrix-out", type=Path, default=MATRIX_OUT, help="default: build_matrix.py")
     args = parser.parse_args(argv)
     old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
     kept = re.search(r"^DATA_DATE = '([0-9-]+)'$", old, re.MULTILINE)
@@ -256,8 +263,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             else:
                 documents[name] = fetch(name)
         listings = _listings(args.snapshot) if args.wheel_index else None
-        text = build(documents, date, listings)
-    except RefreshError as error:
+        outputs = [(args.out, build(documents, date, listings))]
+        notes = to_review(rows_of(documents))
+        if args.test_infra is not None:
+            keep = None if args.record is None else args.record / "test-infra"
+            matrix, matrix_notes = matrix_history.refresh_text(args.test_infra, keep)
+            outputs.append((args.matrix_out, matrix))
+            notes += matrix_notes
+    except (RefreshError, MatrixError) as error:
         print(f"refresh: {error}", file=sys.stderr)
         return 2
     if args.record is not None:
@@ -267,14 +280,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                                       encoding="utf-8")
         for name, listing in (listings or {}).items():
             (args.record / f"index-{name}.html").write_text(listing, encoding="utf-8")
-    diff = list(difflib.unified_diff(old.splitlines(), text.splitlines(), str(args.out), "refreshed", lineterm=""))
-    print("\n".join(diff) if diff else f"{args.out}: up to date")
-    for note in to_review(rows_of(documents)):
+    changed = []
+    for path, text in outputs:
+        before = path.read_text(encoding="utf-8") if path.exists() else ""
+        diff = list(difflib.unified_diff(before.splitlines(), text.splitlines(), str(path), "refreshed", lineterm=""))
+        print("\n".join(diff) if diff else f"{path}: up to date")
+        changed += [(path, text)] if diff else []
+    for note in notes:
         print(note)
     if args.check:
-        return 1 if diff else 0
-    if diff:
-        args.out.write_text(text, encoding="utf-8")
+        return 1 if changed else 0
+    for path, text in changed:
+        path.write_text(text, encoding="utf-8")
     return 0
 
 

@@ -56,7 +56,10 @@ _CODE_CC = "PYTORCH_RELEASES_CODE_CC in torch 2.13.0/2.14.1 torch/cuda/__init__.
 _NO_PTX_KNOWN = "release wheels' compute_120 PTX UNCONFIRMED"
 _WIN_BAT = "pytorch/builder and pytorch/pytorch windows/cuda1xx.bat"
 _WIN130 = "pytorch/pytorch .ci/pytorch/windows/cuda130.bat; no PTX on Windows"
-_CU129 = "cu129 wheels CONFIRMED (test-infra release branches); their arch list UNCONFIRMED"
+_CU129 = "cu129 wheels built on test-infra release/2.9-2.13's test channel (build_matrix.py); arch list UNCONFIRMED"
+# 2.7's and 2.8's only aarch64 CUDA builds: test-infra's go-live matrices list 12.8-aarch64 (2.7) and
+# 12.9-aarch64 (2.8) alone, as does pytorch/pytorch's 2.7-era CUDA_AARCH64_ARCHES.
+_ARM28 = "test-infra 2.8 go-live matrix (12.9-aarch64 only); arch list as aarch64 cu128 of 2.7 (PR #146378)"
 
 # (platform, torch minors, variants, TORCH_CUDA_ARCH_LIST, confidence, source, note, only these patch releases)
 _ROWS: Tuple[Tuple[str, str, str, str, Confidence, str, str, str], ...] = (
@@ -95,10 +98,11 @@ _ROWS: Tuple[Tuple[str, str, str, str, Confidence, str, str, str], ...] = (
     (LINUX_X86, "2.15", "cu132", _T75_120, C, "the torch 2.15.0 wheel (kernels sm_75..sm_120, no PTX)", "", ""),
     (LINUX_X86, "2.15", "cu130", _T75_120, S, "as cu132 of 2.15; cu130 of 2.12-2.14", "", ""),
     (LINUX_ARM, "2.4 2.5", "cu124", "9.0", U, _BUILDER.format("2.4"), "release wheels for aarch64 UNCONFIRMED", ""),
-    (LINUX_ARM, "2.6 2.7 2.8", "cu126", "9.0", S, "PR diff .ci/aarch64_linux/aarch64_ci_build.sh", "", ""),
+    (LINUX_ARM, "2.6", "cu126", "9.0", S, "PR diff .ci/aarch64_linux/aarch64_ci_build.sh", "", ""),
     (LINUX_ARM, "2.9 2.10 2.11 2.12", "cu126", "8.0;9.0", S, "PR #163764 / #162455", "", ""),
     (LINUX_ARM, "2.13 2.14", "cu126", "8.0;9.0", C, _CODE_CC, "", ""),
-    (LINUX_ARM, "2.7 2.8 2.9 2.10", "cu128", "9.0;10.0;12.0", S, "PR #146378", "", ""),
+    (LINUX_ARM, "2.7 2.9 2.10", "cu128", "9.0;10.0;12.0", S, "PR #146378", "", ""),
+    (LINUX_ARM, "2.8", "cu129", "9.0;10.0;12.0", U, _ARM28, _CU129, ""),
     (LINUX_ARM, "2.11", "cu128", "8.0;9.0;10.0;12.0", S, "RELEASE.md 2.11 aarch64 table (#172663)", "", ""),
     (LINUX_ARM, "2.9 2.10", "cu130", _ARM13, U, "PR #164471 review", "sm_110 for 2.9/2.10 UNCONFIRMED", ""),
     (LINUX_ARM, "2.11 2.12", "cu130", _ARM13, S, "RELEASE.md aarch64 tables", "PTX UNCONFIRMED", ""),
