@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from gpudoctor import compat
-from gpudoctor.checks import _fix
+from gpudoctor.checks.support import install as _fix
 from gpudoctor.compat.base import major_minor
 from gpudoctor.compat.generations import JETPACK_TEXT, branch_blocked, cuda_blocked, is_jetson
 from gpudoctor.facts import Facts

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Optional, Tuple
 
 import pytest
-from gpudoctor.compat import Confidence, Recommendation, recommend
+from gpudoctor.compat import Confidence
+from gpudoctor.recommend import Recommendation, recommend
 
 C, S, U = Confidence.CONFIRMED, Confidence.SECONDARY, Confidence.UNCONFIRMED
 IDX = "https://download.pytorch.org/whl/"

@@ -1,28 +1,33 @@
-"""Shared helpers that turn facts into copy-pasteable fix commands for the target interpreter."""
+"""The recommender for checks: install plans for the diagnosed machine, rendered for its interpreter and shell."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import List, Optional, Tuple
 
 from gpudoctor import compat
-from gpudoctor.checks._commands import (  # noqa: F401 - the helpers checks reach through _fix
+from gpudoctor.checks.support.commands import (  # noqa: F401 - the helpers checks reach through this module
     export_env,
     force_needed,
     installed_version,
     is_windows,
     pip_install,
     pip_keeps,
+    plan_for,
     python,
     render,
+    render_plan,
     shell_of,
     shell_quote,
     split_version,
+    target,
     unset_env,
 )
 from gpudoctor.facts import Facts
 from gpudoctor.model import Fix
+from gpudoctor.recommend import Option, recommend
+from gpudoctor.recommend.plan import InstallPlan
 
 
 def base_version(version: str) -> str:
@@ -98,7 +103,7 @@ def torch_requirements(facts: Facts, torch_version: str, local: Optional[str]) -
 
 @dataclass(frozen=True)
 class Recommended:
-    """compat.recommend's answer for this machine, with commands for the target interpreter."""
+    """The recommender's answer for this machine, with commands for the target interpreter."""
 
     ok: bool
     what: str  # "torch 2.14.1+cu126 and torchvision 0.29.1+cu126"; when not ok, why nothing fits
@@ -106,6 +111,7 @@ class Recommended:
     why: str  # the recommender's explanation and notes
     options: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()  # (text, commands) of the alternatives
     inferred: bool = False  # rests on data below CONFIRMED
+    plan: Optional[InstallPlan] = None  # what ``command`` installs
 
     def fix(self, lead: str = "Install ") -> Tuple[str, Tuple[str, ...]]:
         """Fix text and commands: the recommended build first, then each alternative."""
@@ -131,7 +137,9 @@ def reinstall_current(facts: Facts) -> Optional[Recommended]:
     index = index_for(facts)
     local = split_version(version)[1] if index else None
     requirements = torch_requirements(facts, version, local)
-    return Recommended(True, _what(requirements), pip_install(facts, requirements, index, force_reinstall=True), "")
+    plan = plan_for(requirements, index, True, variant=local,
+                    force_reason="pip keeps an installed build of the same version")
+    return Recommended(True, _what(requirements), render_plan(facts, plan)[-1], "", plan=plan)
 
 
 def _gpu_ccs(facts: Facts) -> Tuple[List[Tuple[int, int]], List[Optional[str]]]:
@@ -153,18 +161,6 @@ def _no_nvidia(facts: Facts) -> bool:
             and not facts.torch.devices and not facts.platform.dev_nvidia)
 
 
-def _retarget(facts: Facts, commands: Tuple[str, ...]) -> Tuple[str, ...]:
-    """Run ``pip`` through the target interpreter, or through a virtual environment the commands create first."""
-    out = []
-    interpreter = python(facts)
-    for command in commands:
-        venv = re.match(r"^python[\d.]*\s+-m\s+venv\s+(\S+)$", command)
-        if venv:
-            interpreter = rf"{venv.group(1)}\Scripts\python.exe" if is_windows(facts) else f"{venv.group(1)}/bin/python"
-        out.append(f"{interpreter} -m {command}" if command.startswith("pip ") else command)
-    return tuple(out)
-
-
 _FOUND_VERSION = re.compile(r"too old \(found version (\d{4,6})\)")
 
 
@@ -181,7 +177,7 @@ def driver_for_recommend(facts: Facts) -> Optional[str]:
 
 
 def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional[Recommended]:
-    """The torch build compat.recommend picks for these GPUs, driver, OS and Python, as commands.
+    """The torch build the recommender picks for these GPUs, driver, OS and Python, as commands.
 
     ``force_reinstall`` asks for ``--force-reinstall`` on the main command where pip would otherwise keep the
     installed torch (the very build again); a pinned build of another variant replaces it without the flag.
@@ -198,33 +194,32 @@ def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional
         if vision:
             requirements.append(f"torchvision=={newest.torchvision}" + (f"+{local}" if local else ""))
         index = compat.index_url("cpu") if local else None
+        plan = plan_for(requirements, index, variant=local)
         return Recommended(True, _what(requirements) + " (CPU-only: no NVIDIA GPU was found)",
-                           pip_install(facts, requirements, index), "No NVIDIA GPU or driver was found.")
+                           render_plan(facts, plan)[-1], "No NVIDIA GPU or driver was found.", plan=plan)
     ccs, names = _gpu_ccs(facts)
     machine = facts.platform.machine or _USUAL_MACHINE.get(facts.platform.system or "")
     try:
-        rec = compat.recommend(ccs, driver_for_recommend(facts), facts.platform.system, machine,
+        rec = recommend(ccs, driver_for_recommend(facts), facts.platform.system, machine,
                                facts.platform.python_version, current, with_torchvision=vision,
                                with_torchaudio=audio, gpu_names=names)
     except ValueError:
         return None
-    options = tuple((_marked(o), _retarget(facts, o.commands)) for o in rec.options)
+    options = tuple((_marked(o), o.commands_for(target(facts))) for o in rec.options)
     assumed = (f"The CPU architecture was not reported; {machine} is assumed.",) if machine != facts.platform.machine else ()
     why = " ".join((rec.text,) + rec.notes + assumed)
     inferred = rec.confidence is not compat.Confidence.CONFIRMED or bool(assumed)
-    if not rec.ok or not rec.pip_args:
+    if not rec.ok or rec.plan is None:
         return Recommended(False, rec.text, "", " ".join(rec.notes), options, inferred)
-    what = _what([f"{name}=={version}" for name, version in
-                  (("torch", rec.torch), ("torchvision", rec.torchvision), ("torchaudio", rec.torchaudio)) if version])
-    args = rec.pip_args
+    plan = rec.plan
     pins = [f"{name}=={version}" for name, version in
             (("torch", rec.torch), ("torchvision", rec.torchvision), ("torchaudio", rec.torchaudio)) if version]
-    if force_reinstall and "--force-reinstall" not in args.split() and force_needed(facts, pins, ("torch",)):
-        args = args.replace("install ", "install --force-reinstall ", 1)
-    return Recommended(True, what, f"{python(facts)} -m pip {args}", why, options, inferred)
+    if force_reinstall and not plan.force_reinstall and force_needed(facts, pins, ("torch",)):
+        plan = replace(plan, force_reinstall=True, force_reason="the installed torch is broken and pip would keep it")
+    return Recommended(True, _what(pins), render_plan(facts, plan)[-1], why, options, inferred, plan)
 
 
-def _marked(option: compat.Option) -> str:
+def _marked(option: Option) -> str:
     """An alternative's text with its confidence when that is below CONFIRMED, unless the text says it already."""
     if option.confidence is compat.Confidence.CONFIRMED or option.confidence.value in option.text:
         return option.text

@@ -1,0 +1,83 @@
+"""The one place an install plan becomes commands: for the target OS's shell and the environment's installer.
+
+Every word goes through ``gpudoctor.shell``; a value no quoting makes safe raises ``UnsafeValue`` and the
+caller says what to do in words instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+from gpudoctor.installers import Installer
+from gpudoctor.recommend.plan import InstallPlan, Step
+from gpudoctor.shell import Shell, join
+
+__all__ = ["Target", "commands", "pip_args", "pip_words", "steps"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the commands run: the shell, the interpreter pip runs through, and what manages the environment.
+
+    ``python`` None writes a bare ``pip`` (the recommender's own answers, before a machine is known).
+    """
+
+    shell: Shell = Shell.POSIX
+    python: Optional[str] = None
+    installer: Optional[Installer] = None
+
+
+def pip_words(plan: InstallPlan) -> List[str]:
+    """ ["install", "--force-reinstall", "torch==2.14.1+cu128", ..., "--index-url", URL]."""
+    words = ["install"]
+    if plan.force_reinstall:
+        words.append("--force-reinstall")
+    elif plan.upgrade:
+        words.append("--upgrade")
+    words.extend(plan.requirements)
+    if plan.index_url:
+        words += ["--index-url", plan.index_url]
+    return words
+
+
+def pip_args(plan: InstallPlan) -> str:
+    """The arguments after ``pip`` as one POSIX line: "install torch==2.14.1+cu128 --index-url URL"."""
+    return join(pip_words(plan), Shell.POSIX)
+
+
+def _venv_python(path: str, shell: Shell) -> str:
+    return rf"{path}\Scripts\python.exe" if shell is not Shell.POSIX else f"{path}/bin/python"
+
+
+def _pip(python: Optional[str], words: Sequence[str], shell: Shell) -> str:
+    head = [python, "-m", "pip"] if python else ["pip"]
+    return join([*head, *words], shell)
+
+
+def _pip_commands(plan: InstallPlan, target: Target) -> Tuple[str, ...]:
+    python = plan.interpreter or target.python
+    out: List[str] = []
+    if plan.new_env is not None:
+        out.append(join([f"python{plan.new_env.python}", "-m", "venv", plan.new_env.path], target.shell))
+        python = _venv_python(plan.new_env.path, target.shell) if target.python else None
+    out.append(_pip(python, pip_words(plan), target.shell))
+    return tuple(out)
+
+
+def commands(plan: InstallPlan, target: Target = Target()) -> Tuple[str, ...]:
+    """The commands that carry out ``plan`` on ``target``."""
+    return _pip_commands(plan, target)
+
+
+def steps(items: Sequence[Step], target: Target = Target()) -> Tuple[str, ...]:
+    """Commands besides an install (a source build's): fixed lines as they are, words quoted, pip retargeted."""
+    out: List[str] = []
+    for step in items:
+        if step.line:
+            out.append(step.line)
+        elif step.pip:
+            out.append(_pip(target.python, step.words, target.shell))
+        else:
+            out.append(join(step.words, target.shell))
+    return tuple(out)
