@@ -48,7 +48,7 @@ def python(facts: Facts) -> str:
 def pip_install(facts: Facts, requirements: Iterable[str], index_url: Optional[str] = None,
                 force_reinstall: bool = False, upgrade: bool = False) -> str:
     """``<python> -m pip install [--force-reinstall|--upgrade] REQ... [--index-url URL]`` for the target interpreter."""
-    return render_plan(facts, plan_for(requirements, index_url, force_reinstall, upgrade))[-1]
+    return one_line(facts, render_plan(facts, plan_for(requirements, index_url, force_reinstall, upgrade)))
 
 
 def plan_for(requirements: Iterable[str], index_url: Optional[str] = None, force_reinstall: bool = False,
@@ -62,12 +62,23 @@ def plan_for(requirements: Iterable[str], index_url: Optional[str] = None, force
 def target(facts: Facts) -> plan_render.Target:
     """Where a plan's commands run: the user's shell and the target interpreter (control characters as ``?``)."""
     return plan_render.Target(shell_of(facts), _CONTROL.sub("?", _cmd.python(facts)[0]),
-                              Installer.parse(facts.platform.installer))
+                              Installer.parse(facts.platform.installer), facts.platform.torch_from_conda,
+                              bool(facts.driver.version or facts.gpus))
 
 
 def render_plan(facts: Facts, plan: InstallPlan) -> tuple[str, ...]:
-    """The commands that carry out an install plan on the diagnosed machine."""
+    """The commands that carry out an install plan on the diagnosed machine, in its installer's language."""
     return plan_render.commands(plan, target(facts))
+
+
+def plan_notes(facts: Facts, plan: InstallPlan) -> tuple[str, ...]:
+    """What to know besides the commands for this machine's installer (a pyproject entry, why not pip)."""
+    return plan_render.spoken(plan, target(facts)).notes
+
+
+def one_line(facts: Facts, commands: Sequence[str]) -> str:
+    """A plan's commands as one line for the user's shell (usually there is one)."""
+    return plan_render.one_line(commands, shell_of(facts))
 
 
 def pip_keeps(facts: Facts, requirement: str) -> bool:

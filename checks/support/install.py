@@ -13,8 +13,10 @@ from gpudoctor.checks.support.commands import (  # noqa: F401 - the helpers chec
     installed_version,
     is_windows,
     pip_install,
+    one_line,
     pip_keeps,
     plan_for,
+    plan_notes,
     python,
     render,
     render_plan,
@@ -112,10 +114,11 @@ class Recommended:
     options: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()  # (text, commands) of the alternatives
     inferred: bool = False  # rests on data below CONFIRMED
     plan: Optional[InstallPlan] = None  # what ``command`` installs
+    notes: Tuple[str, ...] = ()  # what the installer of the environment needs besides the command
 
     def fix(self, lead: str = "Install ") -> Tuple[str, Tuple[str, ...]]:
         """Fix text and commands: the recommended build first, then each alternative."""
-        texts = [f"{lead}{self.what}." if self.ok else self.what]
+        texts = [f"{lead}{self.what}." if self.ok else self.what, *self.notes]
         commands = [self.command] if self.command else []
         for text, option_commands in self.options:
             texts.append(text)
@@ -139,7 +142,8 @@ def reinstall_current(facts: Facts) -> Optional[Recommended]:
     requirements = torch_requirements(facts, version, local)
     plan = plan_for(requirements, index, True, variant=local,
                     force_reason="pip keeps an installed build of the same version")
-    return Recommended(True, _what(requirements), render_plan(facts, plan)[-1], "", plan=plan)
+    return Recommended(True, _what(requirements), one_line(facts, render_plan(facts, plan)), "", plan=plan,
+                       notes=plan_notes(facts, plan))
 
 
 def _gpu_ccs(facts: Facts) -> Tuple[List[Tuple[int, int]], List[Optional[str]]]:
@@ -196,7 +200,8 @@ def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional
         index = compat.index_url("cpu") if local else None
         plan = plan_for(requirements, index, variant=local)
         return Recommended(True, _what(requirements) + " (CPU-only: no NVIDIA GPU was found)",
-                           render_plan(facts, plan)[-1], "No NVIDIA GPU or driver was found.", plan=plan)
+                           one_line(facts, render_plan(facts, plan)), "No NVIDIA GPU or driver was found.",
+                           plan=plan, notes=plan_notes(facts, plan))
     ccs, names = _gpu_ccs(facts)
     machine = facts.platform.machine or _USUAL_MACHINE.get(facts.platform.system or "")
     try:
@@ -216,7 +221,8 @@ def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional
             (("torch", rec.torch), ("torchvision", rec.torchvision), ("torchaudio", rec.torchaudio)) if version]
     if force_reinstall and not plan.force_reinstall and force_needed(facts, pins, ("torch",)):
         plan = replace(plan, force_reinstall=True, force_reason="the installed torch is broken and pip would keep it")
-    return Recommended(True, _what(pins), render_plan(facts, plan)[-1], why, options, inferred, plan)
+    return Recommended(True, _what(pins), one_line(facts, render_plan(facts, plan)), why, options, inferred, plan,
+                       plan_notes(facts, plan))
 
 
 def _marked(option: Option) -> str:

@@ -6,14 +6,16 @@ caller says what to do in words instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import List, Optional, Sequence, Tuple
 
+from gpudoctor.compat.base import weakest
 from gpudoctor.installers import Installer
+from gpudoctor.recommend.dialects import CONDA_PIP_NOTE, DIALECTS, Spoken, Where
 from gpudoctor.recommend.plan import InstallPlan, Step
 from gpudoctor.shell import Shell, join
 
-__all__ = ["Target", "commands", "pip_args", "pip_words", "steps"]
+__all__ = ["Target", "commands", "one_line", "pip_args", "pip_words", "spoken", "steps"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,8 @@ class Target:
     shell: Shell = Shell.POSIX
     python: Optional[str] = None
     installer: Optional[Installer] = None
+    torch_from_conda: Optional[bool] = None  # conda-meta/ records pytorch (a conda prefix only)
+    driver_seen: bool = True  # False: no driver is visible (conda's __cuda virtual package is missing)
 
 
 def pip_words(plan: InstallPlan) -> List[str]:
@@ -65,9 +69,30 @@ def _pip_commands(plan: InstallPlan, target: Target) -> Tuple[str, ...]:
     return tuple(out)
 
 
+def spoken(plan: InstallPlan, target: Target = Target()) -> Spoken:
+    """The plan in the language of the target's installer (pip where it has none of its own), with its notes."""
+    dialect = DIALECTS.get(target.installer) if target.installer else None
+    where = Where(target.shell, plan.interpreter or target.python, target.torch_from_conda, target.driver_seen)
+    own = dialect(plan, where) if dialect is not None else None
+    if own is not None:
+        return replace(own, confidence=weakest([plan.confidence, own.confidence]))
+    notes: Tuple[str, ...] = ()
+    if target.installer is Installer.CONDA and plan.package("torch") is not None:
+        notes = (CONDA_PIP_NOTE[target.torch_from_conda],)
+    return Spoken(_pip_commands(plan, target), notes, plan.confidence)
+
+
 def commands(plan: InstallPlan, target: Target = Target()) -> Tuple[str, ...]:
     """The commands that carry out ``plan`` on ``target``."""
-    return _pip_commands(plan, target)
+    return spoken(plan, target).commands
+
+
+_THEN = {Shell.POSIX: " && ", Shell.POWERSHELL: "; ", Shell.CMD: " && "}
+
+
+def one_line(commands: Sequence[str], shell: Shell) -> str:
+    """Several commands as one line for the shell, each run after the one before."""
+    return _THEN[shell].join(commands)
 
 
 def steps(items: Sequence[Step], target: Target = Target()) -> Tuple[str, ...]:
