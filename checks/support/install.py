@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import List, Optional, Tuple
+from typing import Optional, Tuple
 
 from gpudoctor import compat
 from gpudoctor.checks.support.commands import (  # noqa: F401 - the helpers checks reach through this module
@@ -29,6 +29,7 @@ from gpudoctor.checks.support.commands import (  # noqa: F401 - the helpers chec
 from gpudoctor.facts import Facts
 from gpudoctor.model import Fix
 from gpudoctor.recommend import Option, recommend
+from gpudoctor.recommend.machine import USUAL_MACHINE, driver_for_recommend, gpu_ccs, no_nvidia
 from gpudoctor.recommend.plan import InstallPlan
 
 
@@ -146,40 +147,6 @@ def reinstall_current(facts: Facts) -> Optional[Recommended]:
                        notes=plan_notes(facts, plan))
 
 
-def _gpu_ccs(facts: Facts) -> Tuple[List[Tuple[int, int]], List[Optional[str]]]:
-    """Compute capabilities and names of the GPUs: NVML's, else torch's, looked up by name where missing."""
-    ccs: List[Tuple[int, int]] = []
-    names: List[Optional[str]] = []
-    devices = [(g.compute_capability, g.name) for g in facts.gpus] or [
-        (d.compute_capability, d.name) for d in facts.torch.devices]
-    for cc, name in devices:
-        cc = cc or compat.gpu_cc_from_name(name)
-        if cc is not None:
-            ccs.append(cc)
-            names.append(name)
-    return ccs, names
-
-
-def _no_nvidia(facts: Facts) -> bool:
-    return (facts.driver.nvml_error == "library_not_found" and not facts.driver.version and not facts.gpus
-            and not facts.torch.devices and not facts.platform.dev_nvidia)
-
-
-_FOUND_VERSION = re.compile(r"too old \(found version (\d{4,6})\)")
-
-
-def driver_for_recommend(facts: Facts) -> Optional[str]:
-    """The driver version, else the oldest driver of the CUDA in torch's "too old (found version 11040)" message."""
-    if facts.driver.version:
-        return facts.driver.version
-    match = _FOUND_VERSION.search(facts.torch.init_error or "")
-    if not match:
-        return None
-    found = int(match.group(1))
-    requirement = compat.driver_requirement(f"{found // 1000}.{(found % 1000) // 10}", facts.platform.system)
-    return requirement.toolkit_minimum if requirement else None
-
-
 def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional[Recommended]:
     """The torch build the recommender picks for these GPUs, driver, OS and Python, as commands.
 
@@ -189,7 +156,7 @@ def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional
     current = facts.torch.version or installed_version(facts, "torch")
     vision = _installed(facts, "torchvision") or facts.torch.installed is False
     audio = _installed(facts, "torchaudio")
-    if _no_nvidia(facts) and not facts.torch.devices and (facts.platform.system or "").lower() != "darwin":
+    if no_nvidia(facts) and not facts.torch.devices and (facts.platform.system or "").lower() != "darwin":
         python_version = facts.platform.python_version
         release = next((r for r in compat.RELEASES if r.supports_python(python_version) is not False), compat.RELEASES[0])
         newest = release.latest
@@ -202,12 +169,12 @@ def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional
         return Recommended(True, _what(requirements) + " (CPU-only: no NVIDIA GPU was found)",
                            one_line(facts, render_plan(facts, plan)), "No NVIDIA GPU or driver was found.",
                            plan=plan, notes=plan_notes(facts, plan))
-    ccs, names = _gpu_ccs(facts)
-    machine = facts.platform.machine or _USUAL_MACHINE.get(facts.platform.system or "")
+    ccs, names = gpu_ccs(facts)
+    machine = facts.platform.machine or USUAL_MACHINE.get(facts.platform.system or "")
     try:
         rec = recommend(ccs, driver_for_recommend(facts), facts.platform.system, machine,
-                               facts.platform.python_version, current, with_torchvision=vision,
-                               with_torchaudio=audio, gpu_names=names)
+                        facts.platform.python_version, current, with_torchvision=vision, with_torchaudio=audio,
+                        gpu_names=names)
     except ValueError:
         return None
     options = tuple((_marked(o), o.commands_for(target(facts))) for o in rec.options)
@@ -234,8 +201,6 @@ def _marked(option: Option) -> str:
 
 
 GET_STARTED = "https://pytorch.org/get-started/locally/"
-# What a report that names no CPU architecture almost always runs on.
-_USUAL_MACHINE = {"Windows": "AMD64", "Linux": "x86_64"}
 
 
 def install_fix(facts: Facts, lead: str = "Install ", force_reinstall: bool = False) -> Tuple[Fix, str]:

@@ -39,6 +39,11 @@ class Where:
     driver_seen: bool = True
 
 
+def venv_python(path: str, shell: Shell) -> str:
+    """The interpreter of a virtual environment at ``path``, as the target OS lays it out."""
+    return rf"{path}\Scripts\python.exe" if shell is not Shell.POSIX else f"{path}/bin/python"
+
+
 def index_name(plan: InstallPlan) -> str:
     """ "pytorch-cu128": the name a project gives the index of the plan's variant."""
     return f"pytorch-{plan.variant}" if plan.variant else "pytorch"
@@ -50,9 +55,14 @@ def _torch_only(plan: InstallPlan) -> bool:
 
 def uv_venv(plan: InstallPlan, where: Where) -> Optional[Spoken]:
     """``uv pip install --python PY ... --torch-backend=cu128`` (uv 0.13 lists the backends it knows)."""
+    first: Tuple[str, ...] = ()
+    python = where.python
+    if plan.new_env is not None:
+        first = (join(["uv", "venv", "--python", plan.new_env.python, plan.new_env.path], where.shell),)
+        python = venv_python(plan.new_env.path, where.shell)
     words: List[str] = ["uv", "pip", "install"]
-    if where.python:
-        words += ["--python", where.python]
+    if python:
+        words += ["--python", python]
     if plan.force_reinstall:
         for package in plan.packages:
             words += ["--reinstall-package", package.name]
@@ -65,7 +75,7 @@ def uv_venv(plan: InstallPlan, where: Where) -> Optional[Spoken]:
         notes = (f"A uv too old to know the {plan.variant} backend takes --index-url {plan.index_url} instead.",)
     elif plan.index_url:
         words += ["--index-url", plan.index_url]
-    return Spoken((join(words, where.shell),), notes)
+    return Spoken(first + (join(words, where.shell),), notes)
 
 
 def uv_project(plan: InstallPlan, where: Where) -> Optional[Spoken]:
@@ -85,6 +95,9 @@ def uv_project(plan: InstallPlan, where: Where) -> Optional[Spoken]:
                    f'name = "{name}"\nurl = "{plan.index_url}"\n(add explicit = true to that index so that only '
                    "these packages come from it), and uv sync installs it elsewhere.",)
     words += list(plan.requirements)
+    if plan.new_env is not None:
+        snippet += (f"Run it in a uv project (uv init --python {plan.new_env.python} makes one); uv creates the "
+                    "project's .venv itself.",)
     return Spoken((join(words, where.shell),), snippet)
 
 
@@ -109,16 +122,19 @@ def _override(plan: InstallPlan, where: Where) -> Tuple[Tuple[str, ...], Tuple[s
 
 def conda(plan: InstallPlan, where: Where) -> Optional[Spoken]:
     """conda-forge's pytorch-gpu (or pytorch-cpu) with cuda-version, where conda itself installed torch."""
-    if where.torch_from_conda is not True or not _torch_only(plan) or plan.new_env is not None:
+    if not _torch_only(plan) or (plan.new_env is None and where.torch_from_conda is not True):
         return None
-    words = ["conda", "install", "-c", "conda-forge"]
-    if plan.force_reinstall:
-        words.append("--force-reinstall")
+    if plan.new_env is not None:
+        words = ["conda", "create", "-n", "torch", "-c", "conda-forge", f"python={plan.new_env.python}"]
+        why = "A new conda environment named torch, everything from conda-forge."
+    else:
+        words = ["conda", "install", "-c", "conda-forge"] + (["--force-reinstall"] if plan.force_reinstall else [])
+        why = ("conda installed torch in this environment, so conda replaces it: pip would shadow conda's torch and "
+               "leave two copies.")
     words += _conda_specs(plan)
     setup, notes = _override(plan, where)
     torch = plan.package("torch")
-    notes += ("conda installed torch in this environment, so conda replaces it: pip would shadow conda's torch and "
-              "leave two copies. mamba and micromamba take the same arguments.",)
+    notes += (f"{why} mamba and micromamba take the same arguments.",)
     if torch is not None and torch.version:
         notes += (f"conda-forge builds its own torch; its newest build may not be {torch.version} (UNCONFIRMED: "
                   "gpudoctor has no table of conda-forge builds). `pytorch=*=cuda*` also asks for a CUDA build.",)
@@ -127,9 +143,9 @@ def conda(plan: InstallPlan, where: Where) -> Optional[Spoken]:
 
 def pixi(plan: InstallPlan, where: Where) -> Optional[Spoken]:
     """``pixi add pytorch-gpu`` and the CUDA the workspace declares in [system-requirements]."""
-    if not _torch_only(plan) or plan.new_env is not None:
+    if not _torch_only(plan):
         return None
-    specs = _conda_specs(plan)
+    specs = ([f"python={plan.new_env.python}.*"] if plan.new_env is not None else []) + _conda_specs(plan)
     commands: Tuple[str, ...] = (join(["pixi", "add", *specs], where.shell),)
     notes: Tuple[str, ...] = ()
     if plan.cuda:
@@ -137,12 +153,14 @@ def pixi(plan: InstallPlan, where: Where) -> Optional[Spoken]:
         notes = (f'pixi picks a CUDA build only where the workspace declares CUDA: add\n[system-requirements]\ncuda = '
                  f'"{major}"\nto pixi.toml (newer pixi: {{ platform = "linux-64", cuda = "{major}" }} in '
                  "[workspace] platforms).",)
+    if plan.new_env is not None:
+        notes += ("Run it in a pixi workspace (pixi init makes one).",)
     return Spoken(commands, notes, S)
 
 
 def poetry(plan: InstallPlan, where: Where) -> Optional[Spoken]:
     """``poetry source add --priority explicit pytorch-cu128 URL`` and ``poetry add ... --source pytorch-cu128``."""
-    if plan.force_reinstall or plan.new_env is not None:
+    if plan.force_reinstall:
         return None  # Poetry keeps a locked build as it is; pip through the environment's interpreter replaces it
     commands: List[str] = []
     words = ["poetry", "add", *plan.requirements]
@@ -151,7 +169,9 @@ def poetry(plan: InstallPlan, where: Where) -> Optional[Spoken]:
         commands.append(join(["poetry", "source", "add", "--priority", "explicit", name, plan.index_url], where.shell))
         words += ["--source", name]
     commands.append(join(words, where.shell))
-    return Spoken(tuple(commands))
+    notes = (f"Run it in a Poetry project (poetry init makes one) whose Python is {plan.new_env.python}.",) \
+        if plan.new_env is not None else ()
+    return Spoken(tuple(commands), notes)
 
 
 def externally_managed(plan: InstallPlan, where: Where) -> Optional[Spoken]:
@@ -159,8 +179,8 @@ def externally_managed(plan: InstallPlan, where: Where) -> Optional[Spoken]:
     if plan.new_env is not None:
         return None
     python = where.python or "python3"
-    venv = ".venv-torch\\Scripts\\python.exe" if where.shell is not Shell.POSIX else ".venv-torch/bin/python"
-    words = [venv, "-m", "pip", "install"] + (["--upgrade"] if plan.upgrade else []) + list(plan.requirements)
+    words = [venv_python(".venv-torch", where.shell), "-m", "pip", "install"]
+    words += (["--upgrade"] if plan.upgrade else []) + list(plan.requirements)
     if plan.index_url:
         words += ["--index-url", plan.index_url]
     notes = ("This Python is marked EXTERNALLY-MANAGED (PEP 668): its packages belong to the OS package manager, "

@@ -11,7 +11,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from gpudoctor.compat.base import weakest
 from gpudoctor.installers import Installer
-from gpudoctor.recommend.dialects import CONDA_PIP_NOTE, DIALECTS, Spoken, Where
+from gpudoctor.recommend.dialects import CONDA_PIP_NOTE, DIALECTS, Spoken, Where, venv_python
 from gpudoctor.recommend.plan import InstallPlan, Step
 from gpudoctor.shell import Shell, join
 
@@ -50,10 +50,6 @@ def pip_args(plan: InstallPlan) -> str:
     return join(pip_words(plan), Shell.POSIX)
 
 
-def _venv_python(path: str, shell: Shell) -> str:
-    return rf"{path}\Scripts\python.exe" if shell is not Shell.POSIX else f"{path}/bin/python"
-
-
 def _pip(python: Optional[str], words: Sequence[str], shell: Shell) -> str:
     head = [python, "-m", "pip"] if python else ["pip"]
     return join([*head, *words], shell)
@@ -64,7 +60,7 @@ def _pip_commands(plan: InstallPlan, target: Target) -> Tuple[str, ...]:
     out: List[str] = []
     if plan.new_env is not None:
         out.append(join([f"python{plan.new_env.python}", "-m", "venv", plan.new_env.path], target.shell))
-        python = _venv_python(plan.new_env.path, target.shell) if target.python else None
+        python = venv_python(plan.new_env.path, target.shell) if target.python else None
     out.append(_pip(python, pip_words(plan), target.shell))
     return tuple(out)
 
