@@ -6,7 +6,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from gpudoctor.recommend import Recommendation, recommend
+from gpudoctor.recommend import recommend
 from gpudoctor import compat
 from gpudoctor.checks import driver
 from gpudoctor.checks.support import install as _fix
