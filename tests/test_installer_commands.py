@@ -128,3 +128,14 @@ def test_a_new_environment_plan_keeps_pip_in_the_new_venv() -> None:
     assert render.commands(plan, Target(python="/usr/bin/python3", installer=Installer.EXTERNALLY_MANAGED)) == (
         "python3.13 -m venv .venv-torch",
         ".venv-torch/bin/python -m pip install torch==2.14.1+cpu --index-url https://download.pytorch.org/whl/cpu")
+
+
+def test_a_pasted_conda_list_gets_a_conda_fix_not_pip() -> None:
+    from click.testing import CliRunner
+
+    from gpudoctor.cli import main
+
+    paste = Path(__file__).parent / "fixtures" / "conda-cpu-torch-paste.md"
+    result = CliRunner().invoke(main, ["diagnose", str(paste)])
+    assert "conda install -c conda-forge pytorch-gpu cuda-version=" in result.output
+    assert "pip install" not in result.output and "pip would shadow conda's torch" in result.output
