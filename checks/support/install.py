@@ -20,12 +20,12 @@ from gpudoctor.checks.support.commands import (  # noqa: F401 - the helpers chec
     python,
     render,
     render_plan,
-    shell_of,
     shell_quote,
     split_version,
     target,
     unset_env,
 )
+from gpudoctor.checks.support.words import shell_of  # noqa: F401 - reached through this module
 from gpudoctor.facts import Facts
 from gpudoctor.model import Fix
 from gpudoctor.recommend import Option, recommend
