@@ -51,14 +51,12 @@ def source_build_option(target: Machine) -> Option:
         return Option(f"No PyTorch release in the tables builds with CUDA {toolkit}, the newest toolkit for "
                       f"{arch}.", confidence=U)
     torch = release.latest.torch
-    if target.system == "Windows":
-        env = [f"set TORCH_CUDA_ARCH_LIST={arch}",
-               f"set CUDA_HOME=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{toolkit}"]
-    else:
-        env = [f'export TORCH_CUDA_ARCH_LIST="{arch}"', f"export CUDA_HOME=/usr/local/cuda-{toolkit}"]
+    home = (f"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{toolkit}" if target.system == "Windows"
+            else f"/usr/local/cuda-{toolkit}")
+    env = (Step(env=("TORCH_CUDA_ARCH_LIST", arch)), Step(env=("CUDA_HOME", home)))
     steps = (Step(("git", "clone", "--recursive", "--branch", f"v{torch}", "https://github.com/pytorch/pytorch")),
              Step(("cd", "pytorch")), Step(("install", "-r", "requirements.txt"), pip=True),
-             *(Step(line=line) for line in env), Step(("install", "--no-build-isolation", "-v", "."), pip=True))
+             *env, Step(("install", "--no-build-isolation", "-v", "."), pip=True))
     toolkits = f"CUDA {lo} to {hi}" if hi and hi != lo else f"CUDA {toolkit}" + ("" if hi else " or newer")
     text = (f"Or build torch {torch} from source for {arch} with the CUDA {toolkit} toolkit ({toolkits} compiles "
             f"for these GPUs); torch {torch} supports Python {release.python_text}, and the build takes hours.")

@@ -95,7 +95,8 @@ class InstallPlan:
 
 @dataclass(frozen=True)
 class Step:
-    """A command that is not an install: ``words`` quoted for the shell, or a fixed ``line`` from the tables.
+    """A command that is not an install: ``words`` quoted for the shell, an environment variable to set, or a
+    fixed ``line`` from the tables.
 
     ``pip``: the words are pip's arguments and run through the target interpreter (``python -m pip``).
     """
@@ -103,3 +104,4 @@ class Step:
     words: Tuple[str, ...] = ()
     line: str = ""
     pip: bool = False
+    env: Optional[Tuple[str, str]] = None  # (name, value), set the way the target's shell sets one

@@ -13,7 +13,7 @@ from gpudoctor.compat.base import weakest
 from gpudoctor.installers import Installer
 from gpudoctor.recommend.dialects import CONDA_PIP_NOTE, DIALECTS, Spoken, Where, venv_python
 from gpudoctor.recommend.plan import InstallPlan, Step
-from gpudoctor.shell import Shell, join
+from gpudoctor.shell import Shell, join, set_env
 
 __all__ = ["Target", "commands", "one_line", "pip_args", "pip_words", "spoken", "steps"]
 
@@ -97,6 +97,8 @@ def steps(items: Sequence[Step], target: Target = Target()) -> Tuple[str, ...]:
     for step in items:
         if step.line:
             out.append(step.line)
+        elif step.env is not None:
+            out.append(set_env(step.env[0], step.env[1], target.shell))
         elif step.pip:
             out.append(_pip(target.python, step.words, target.shell))
         else:
