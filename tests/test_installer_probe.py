@@ -92,6 +92,7 @@ def test_a_pixi_environment_is_pixi_not_conda(tmp_path: Path) -> None:
     env = _conda_prefix(tmp_path / ".pixi" / "envs" / "default", "pytorch-2.7.0-cuda126.json")
     found = probe_installer(str(env / "bin" / "python"), "3.12.3", tmp_path)
     assert (found.installer, found.torch_from_conda) == (Installer.PIXI, True)
+    assert f"of the workspace {tmp_path}" in (found.evidence or "")
 
 
 def test_poetry_is_told_by_its_cache_or_by_its_project(tmp_path: Path) -> None:

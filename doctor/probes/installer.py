@@ -144,7 +144,10 @@ def _detect(executable: str, python_version: Optional[str], cwd: Optional[Path],
     if _is_dir(prefix / "conda-meta"):
         posix = where.replace("\\", "/")
         if "/.pixi/envs/" in posix + "/":
-            return InstallerResult(Installer.PIXI, f"{where} is a pixi environment (.pixi/envs/)",
+            manifest = ""
+            if project is not None and _has_table(project[1], "tool.pixi"):
+                manifest = f" of the workspace {project[0]}"
+            return InstallerResult(Installer.PIXI, f"{where} is a pixi environment (.pixi/envs/){manifest}",
                                    conda_torch(prefix))
         from_conda = conda_torch(prefix)
         said = "conda installed torch (conda-meta/pytorch-*.json)" if from_conda else "torch is not a conda package"
