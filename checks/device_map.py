@@ -6,7 +6,7 @@ import re
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from gpudoctor import plausible
-from gpudoctor.checks import _cmd
+from gpudoctor.checks.support import words as _cmd
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, need, skip

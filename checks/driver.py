@@ -6,7 +6,7 @@ import re
 from typing import Iterator, List, Optional, Tuple
 
 from gpudoctor import compat
-from gpudoctor.checks import _fix
+from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.driver_advice import insufficient, no_upgrade_helps, upgrade_text
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity

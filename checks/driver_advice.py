@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from gpudoctor import compat
-from gpudoctor.checks import _fix
+from gpudoctor.checks.support import install as _fix
+from gpudoctor.recommend.machine import gpu_ccs
 from gpudoctor.compat.base import major_minor
 from gpudoctor.compat.generations import JETPACK_TEXT, branch_blocked, cuda_blocked, is_jetson
 from gpudoctor.facts import Facts
@@ -14,7 +15,7 @@ from gpudoctor.model import Finding, Fix, Severity
 
 def no_upgrade_helps(facts: Facts, requirement: Optional[compat.DriverRequirement]) -> str:
     """Why no driver upgrade can make this torch run on these GPUs ("" when one can)."""
-    ccs = _fix._gpu_ccs(facts)[0]
+    ccs = gpu_ccs(facts)[0]
     cuda = major_minor(facts.torch.cuda)
     gone = cuda_blocked(ccs, cuda[0]) if cuda else None
     if gone is not None:
@@ -31,7 +32,7 @@ def upgrade_text(facts: Facts, requirement: Optional[compat.DriverRequirement], 
     """The driver upgrade to advise, or None when none can help (a retired generation); Jetson gets JetPack."""
     if no_upgrade_helps(facts, requirement):
         return None
-    if is_jetson(_fix._gpu_ccs(facts)[0]):
+    if is_jetson(gpu_ccs(facts)[0]):
         return JETPACK_TEXT.rstrip(".")
     return f"Upgrade the NVIDIA driver to >= {minimum}" if minimum else "Upgrade the NVIDIA driver"
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from gpudoctor import compat
-from gpudoctor.checks import _fix
+from gpudoctor.checks.support import install as _fix
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Severity
 from gpudoctor.registry import Check, Skip, check, need, skip

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Iterator, List, Optional, Tuple
 
 from gpudoctor import plausible
-from gpudoctor.checks import _cmd, _fix
+from gpudoctor.checks.support import install as _fix
+from gpudoctor.checks.support import words as _cmd
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, need, skip

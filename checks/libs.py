@@ -6,7 +6,8 @@ import re
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from gpudoctor import plausible
-from gpudoctor.checks import _cmd, _fix
+from gpudoctor.checks.support import install as _fix
+from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks import packages as pk
 from gpudoctor.checks import toolkit as tk
 from gpudoctor.facts import Facts

@@ -6,7 +6,8 @@ import re
 from typing import Iterator, List, Optional, Tuple
 
 from gpudoctor import compat, plausible
-from gpudoctor.checks import _cmd, _fix
+from gpudoctor.checks.support import install as _fix
+from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks import packages as pk
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity

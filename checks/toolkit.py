@@ -8,7 +8,8 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from packaging.requirements import InvalidRequirement, Requirement
 
 from gpudoctor import compat, plausible
-from gpudoctor.checks import _cmd, _fix
+from gpudoctor.checks.support import install as _fix
+from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks import packages as pk
 from gpudoctor.facts import Distribution, Facts
 from gpudoctor.model import Finding, Severity

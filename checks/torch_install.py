@@ -6,7 +6,7 @@ import re
 from typing import Iterator, List, Optional
 
 from gpudoctor import compat
-from gpudoctor.checks import _fix
+from gpudoctor.checks.support import install as _fix
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, need

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Iterator, List, Optional
 
 from gpudoctor import plausible
-from gpudoctor.checks import _cmd
+from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks.verify_common import (
     ARCH_ERRORS,
     CHECK_GPU,

@@ -34,6 +34,7 @@ _USER_ERRORS = (
     ("gpudoctor.mcp_server", "MissingExtra"),
     ("gpudoctor.github_event", "EventError"),
     ("gpudoctor.inputs", "PipeError"),
+    ("gpudoctor.plan_command", "PlanError"),
 )
 
 
@@ -399,3 +400,25 @@ def lint(paths: Sequence[str], **opts: Any) -> int:
     from gpudoctor.lint.command import run_lint
 
     return run_lint(paths, **opts)
+
+
+@main.command("plan")
+@click.option("--installer", "installers", multiple=True, type=click.Choice(("pip", "uv", "uv-project", "conda", "pixi",
+                                                                          "poetry")),
+              help="Only this installer's commands (repeatable) [default: every installer].")
+@click.option("--facts", "facts_file", metavar="FILE|-",
+              help="Plan for the machine a facts file (or a pasted report) describes instead of this one.")
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+@click.option("-o", "--output", metavar="FILE", help="Write the plan to FILE instead of stdout.")
+@_python_option
+@_timeout_option(60.0, "the torch probe")
+@guarded
+def plan(installers: Tuple[str, ...], facts_file: Optional[str], fmt: str, output: Optional[str],
+         python: Optional[str], timeout: float) -> int:
+    """Print the install plan for torch, torchvision and torchaudio in a fresh environment, for each installer.
+
+    Nothing is installed or run: the commands are for you to read and run.
+    """
+    from gpudoctor.plan_command import facts_for_plan, run_plan
+
+    return run_plan(facts_for_plan(facts_file, python, timeout), installers, fmt, output)

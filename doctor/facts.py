@@ -44,6 +44,7 @@ class PlatformFacts:
     microsoft_store_python: Optional[bool] = None  # Windows: a Python from the Microsoft Store
     installer: Optional[str] = None  # what manages the target environment: an Installer value (installers.py)
     installer_evidence: Optional[str] = None  # what showed it ("conda-meta/ in the prefix", "uv.lock beside pyproject.toml")
+    torch_from_conda: Optional[bool] = None  # a conda prefix whose conda-meta/ records pytorch; None: not conda
 
 
 @dataclass(frozen=True)

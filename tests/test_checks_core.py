@@ -8,7 +8,8 @@ from typing import Any, Tuple
 
 import pytest
 
-from gpudoctor.checks import _fix, devices, driver, gpu_arch, torch_install, torchvision
+from gpudoctor.checks import devices, driver, gpu_arch, torch_install, torchvision
+from gpudoctor.checks.support import install as _fix
 from gpudoctor.facts import (
     CompanionFacts,
     Distribution,

@@ -454,7 +454,7 @@ def test_verify_train_takes_catsdogs_and_a_folder(calls: Dict[str, Any], verifie
 def test_help_lists_the_commands(calls: Dict[str, Any]) -> None:
     out = run(["--help"], 0).stdout
     assert [line.split()[0] for line in out.split("Commands:\n")[1].splitlines()] == [
-        "check", "checks", "diagnose", "examples", "facts", "lint", "mcp", "verify",
+        "check", "checks", "diagnose", "examples", "facts", "lint", "mcp", "plan", "verify",
     ]
 
 

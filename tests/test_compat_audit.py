@@ -6,8 +6,10 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from gpudoctor.recommend import recommend
 from gpudoctor import compat
-from gpudoctor.checks import _fix, driver
+from gpudoctor.checks import driver
+from gpudoctor.checks.support import install as _fix
 from gpudoctor.facts import Facts, PlatformFacts, TorchFacts
 from gpudoctor.model import Severity, Status
 from gpudoctor.redact import Identity, redact
@@ -40,7 +42,7 @@ def test_todays_pypi_install_has_no_error_or_warning() -> None:
 
 def test_blackwell_on_a_570_or_575_driver_gets_the_cu129_build_of_213() -> None:
     for cc, driver_version in (((12, 0), "570.124.06"), ((10, 0), "575.57.08"), ((12, 0), "575.57.08")):
-        rec = compat.recommend([cc], driver_version, "Linux", "x86_64", "3.12.3", None)
+        rec = recommend([cc], driver_version, "Linux", "x86_64", "3.12.3", None)
         assert (rec.torch, rec.torchvision) == ("2.13.0+cu129", "0.28.0+cu129")
 
 
@@ -58,7 +60,7 @@ def test_215_facts() -> None:
 # 3. No command names torchaudio on an index that has none.
 
 def test_torchaudio_is_never_offered_from_cu132() -> None:
-    rec = compat.recommend([(9, 0)], "595.71.05", "Linux", "x86_64", "3.12.3", None, with_torchaudio=True)
+    rec = recommend([(9, 0)], "595.71.05", "Linux", "x86_64", "3.12.3", None, with_torchaudio=True)
     assert rec.variant == "cu130" and rec.torchaudio == "2.11.0+cu130"
     assert "cu132" not in " ".join(rec.commands)
     assert compat.torchaudio_published("2.11.0", "cu132") is False
@@ -88,7 +90,7 @@ def test_a_jetson_is_told_about_jetpack_not_a_desktop_driver() -> None:
                     platform=replace(facts.platform, machine="aarch64"))
     (finding,) = run_check(driver.driver, facts).findings
     assert "580.65.06" not in finding.fix.text and "JetPack" in finding.fix.text
-    rec = compat.recommend([(8, 7)], "540.4.0", "Linux", "aarch64", "3.10.12", None)
+    rec = recommend([(8, 7)], "540.4.0", "Linux", "aarch64", "3.10.12", None)
     assert "580.65.06" not in rec.text and "JetPack" in rec.options[0].text
 
 
@@ -102,7 +104,7 @@ def test_search_never_picks_a_build_beyond_a_generations_last_driver() -> None:
 # 5. --force-reinstall only where pip would keep the installed build (see test_compat_horizon too).
 
 def test_the_stated_reason_matches_the_printed_command() -> None:
-    rec = compat.recommend([(8, 6)], "535.104.05", "Linux", "x86_64", "3.11.4", "2.14.1+cu126")
+    rec = recommend([(8, 6)], "535.104.05", "Linux", "x86_64", "3.11.4", "2.14.1+cu126")
     assert rec.pip_args.startswith("install --force-reinstall torch==2.14.1+cu126 ")
     assert "pip would otherwise keep it" in rec.text and "`torch==2.14.1` alone" not in rec.text
 
@@ -129,7 +131,7 @@ def test_a_windows_user_name_with_a_space_is_redacted_whole() -> None:
 
 
 def test_keeping_a_cu118_torch_on_a_blackwell_gpu_says_it_rests_on_ptx_jit() -> None:
-    rec = compat.recommend([(12, 0)], "570.86.15", "Windows", "AMD64", "3.12.3", "2.6.0+cu124")
+    rec = recommend([(12, 0)], "570.86.15", "Windows", "AMD64", "3.12.3", "2.6.0+cu124")
     (keep,) = [o for o in rec.options if o.text.startswith("Or keep torch 2.6.0")]
     assert "cu118" in keep.text and "PTX JIT of compute_37" in keep.text
     assert keep.confidence is not compat.Confidence.CONFIRMED

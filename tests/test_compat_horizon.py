@@ -6,8 +6,10 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Tuple
 
+from gpudoctor.recommend import recommend
 from gpudoctor import compat
-from gpudoctor.checks import _fix, driver, torchvision
+from gpudoctor.checks import driver, torchvision
+from gpudoctor.checks.support import install as _fix
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Severity, Status
 from gpudoctor.runner import run_check
@@ -125,7 +127,7 @@ def test_a_broken_torchvision_beside_a_newer_torch_is_upgraded_not_force_reinsta
 
 
 def test_a_recommendation_beside_a_torch_newer_than_the_data_says_so() -> None:
-    rec = compat.recommend([(8, 9)], "580.95.05", "Linux", "x86_64", "3.12.3", "2.16.0+cpu")
+    rec = recommend([(8, 9)], "580.95.05", "Linux", "x86_64", "3.12.3", "2.16.0+cpu")
     assert rec.ok and rec.notes[-1] == (
         f"The installed torch 2.16.0+cpu is newer than gpudoctor's data, which ends at torch {compat.newest_torch()} "
         f"(data of {compat.DATA_DATE}): another build of it may serve this machine too, but only the releases in the "

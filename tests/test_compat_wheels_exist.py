@@ -12,6 +12,7 @@ import re
 from typing import Iterator, List, Optional, Tuple
 
 import pytest
+from gpudoctor.recommend import Recommendation, recommend
 from gpudoctor import compat
 from gpudoctor.compat.pypi import has_python, pypi_release
 from gpudoctor.compat.releases import split_local_version
@@ -28,7 +29,7 @@ PYTHONS = [None, "3.9.18", "3.10.12", "3.12.3", "3.14.0", "3.15.0"]
 _REQ = re.compile(r"^(torch|torchvision|torchaudio)==([0-9][0-9.]*)(?:\+([a-z0-9.]+))?$")
 
 
-def _pip_commands(rec: compat.Recommendation, python: Optional[str]) -> Iterator[Tuple[str, Optional[str]]]:
+def _pip_commands(rec: Recommendation, python: Optional[str]) -> Iterator[Tuple[str, Optional[str]]]:
     """(command, the Python it runs under): an option that makes a venv with another Python runs under that."""
     yield from ((c, python) for c in rec.commands)
     for option in rec.options:
@@ -95,7 +96,7 @@ def test_every_recommended_command_names_published_wheels(audio: bool) -> None:
     bad = []
     seen = 0
     for system, machine, driver, python, gpus in _cases():
-        rec = compat.recommend(gpus, driver, system, machine, python, "2.6.0+cu124", with_torchaudio=audio)
+        rec = recommend(gpus, driver, system, machine, python, "2.6.0+cu124", with_torchaudio=audio)
         for command, runs_under in _pip_commands(rec, python):
             seen += 1
             for problem in _problems(command, system, machine, runs_under):
@@ -117,5 +118,5 @@ def test_the_walk_catches_a_wheel_that_does_not_exist() -> None:
 
 
 def test_the_python_315_user_gets_215_not_a_314_venv() -> None:
-    rec = compat.recommend([(8, 6)], "595.71.05", "Linux", "x86_64", "3.15.0", None)
+    rec = recommend([(8, 6)], "595.71.05", "Linux", "x86_64", "3.15.0", None)
     assert rec.ok and rec.torch is not None and split_local_version(rec.torch)[0] == "2.15.0"

@@ -68,7 +68,8 @@ def test_a_windows_path_entry_is_a_single_quoted_powershell_literal_or_words() -
 @pytest.mark.parametrize("value", ["a\"; calc; \"", "$(calc)", "`calc`", "x' ; calc ; '"])
 def test_powershell_env_assignments_are_single_quoted_literals(value: str) -> None:
     facts = Facts(platform=PlatformFacts(system="Windows"), env=EnvFacts((("PYTORCH_CUDA_ALLOC_CONF", value),)))
-    from gpudoctor.checks import _cmd, _fix
+    from gpudoctor.checks.support import install as _fix
+    from gpudoctor.checks.support import words as _cmd
     assert _fix.export_env(facts, "X", value) == "$env:X = " + "'" + value.replace("'", "''") + "'"
     assert _cmd.export(facts, "X", value) is None  # not plausible for a variable, so no command at all
 

@@ -114,7 +114,8 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 def test_checks_import_only_facts_model_compat_and_their_helpers() -> None:
     allowed = {"gpudoctor.checks", "gpudoctor.facts", "gpudoctor.verify_facts", "gpudoctor.plain", "gpudoctor.model",
-               "gpudoctor.compat", "gpudoctor.registry", "gpudoctor.shell", "gpudoctor.plausible"}
+               "gpudoctor.compat", "gpudoctor.recommend", "gpudoctor.installers", "gpudoctor.registry", "gpudoctor.shell",
+               "gpudoctor.plausible"}
     imports = _layer_imports("gpudoctor.checks")
     imports = {m: names - {"gpudoctor"} for m, names in imports.items()}  # the package root holds the version
     assert _outside(imports, allowed) == {}

@@ -262,3 +262,22 @@ def test_a_repl_quoted_version_and_a_yolo_line_without_a_device() -> None:
     assert paste.facts.torch.version == "2.3.0+cu121"
     assert [(c.path, c.other.value) for c in paste.conflicts] == [("torch.version", "2.1.0")]
     assert dict(paste.facts.extra)["paste.signature"] == "cuda-unavailable"
+
+
+@pytest.mark.parametrize(
+    ("text", "installer", "from_conda"),
+    [
+        ("# Name   Version   Build  Channel\npytorch  2.5.1  py3.12_cuda12.4_cudnn9.1.0_0  pytorch\n", "conda", True),
+        ("# Name   Version   Build  Channel\ntorch  2.5.1  pypi_0  pypi\n", "conda", False),
+        ("$ which python\n/home/me/proj/.pixi/envs/default/bin/python\n", "pixi", None),
+        ("$ which python\n/home/me/.cache/pypoetry/virtualenvs/app-Xy12-py3.12/bin/python\n", "poetry", None),
+        ("$ which python\n/home/me/miniconda3/envs/ml/bin/python\n", "conda", None),
+        ("$ which python\n/home/me/proj/.venv/bin/python\n", None, None),
+        ("Package    Version\n---------- -------\ntorch      2.3.1\n", None, None),
+    ],
+    ids=["conda-list-conda", "conda-list-pip", "pixi-path", "poetry-path", "conda-path", "venv-path", "pip-list"],
+)
+def test_what_manages_the_environment_where_the_paste_shows_it(text: str, installer: object, from_conda: object) -> None:
+    facts = read_paste(text).facts
+    assert (facts.platform.installer, facts.platform.torch_from_conda) == (installer, from_conda)
+    assert (facts.platform.installer_evidence is not None) == (installer is not None)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Optional, Tuple
 
 import pytest
-from gpudoctor.compat import Confidence, Recommendation, recommend
+from gpudoctor.compat import Confidence
+from gpudoctor.recommend import Recommendation, recommend
 
 C, S, U = Confidence.CONFIRMED, Confidence.SECONDARY, Confidence.UNCONFIRMED
 IDX = "https://download.pytorch.org/whl/"
@@ -142,7 +143,7 @@ def test_gt645m_has_no_wheel_and_says_what_to_do() -> None:
     assert build.confidence is U
     assert build.commands == (
         "git clone --recursive --branch v1.12.1 https://github.com/pytorch/pytorch", "cd pytorch",
-        "pip install -r requirements.txt", 'export TORCH_CUDA_ARCH_LIST="3.0"', "export CUDA_HOME=/usr/local/cuda-10.2",
+        "pip install -r requirements.txt", "export TORCH_CUDA_ARCH_LIST=3.0", "export CUDA_HOME=/usr/local/cuda-10.2",
         "pip install --no-build-isolation -v .")
     assert cpu.commands == (_cmd("2.14.1", "0.29.1", "cpu"),)  # Python 3.10: 2.15 needs 3.11
 
@@ -189,3 +190,15 @@ def test_junk_platform_and_versions() -> None:
         False, "platform_unsupported", "PyTorch publishes no CUDA wheels for an unknown OS on an unknown CPU.")
     junk_driver = recommend([(8, 6)], "garbage", "Linux", "x86_64", "garbage", "garbage")
     assert (junk_driver.ok, junk_driver.torch) == (True, "2.15.0+cu132")
+
+
+def test_a_windows_source_build_sets_its_variables_the_powershell_way() -> None:
+    from gpudoctor.recommend import Target
+    from gpudoctor.shell import Shell
+
+    r = recommend([(3, 5)], "580.95.05", "Windows", "AMD64", "3.12.3")
+    (build,) = [o for o in r.options if o.text.startswith("Or build torch")]
+    commands = build.commands_for(Target(Shell.POWERSHELL, "C:\\Python312\\python.exe"))
+    assert "$env:CUDA_HOME = 'C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v" in "\n".join(commands)
+    assert not any(c.startswith("set ") for c in commands)
+    assert commands[-1] == "C:\\Python312\\python.exe -m pip install --no-build-isolation -v ."

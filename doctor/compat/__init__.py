@@ -1,4 +1,4 @@
-"""Compatibility knowledge: drivers, CUDA, wheels' GPU architectures, releases, GPU names, and the fix recommender.
+"""Compatibility knowledge: drivers, CUDA, wheels' GPU architectures, releases and GPU names, with their lookups.
 
 Every table row carries a Confidence (CONFIRMED, SECONDARY, UNCONFIRMED) from the reference data, and
 findings built on SECONDARY or UNCONFIRMED rows say so.  This module is pure: no torch, no I/O
@@ -36,12 +36,6 @@ Public API (implemented in the submodules, re-exported here):
     bundled_cudnn(torch_version, variant) -> int | None   torch.backends.cudnn.version() form
     index_url(variant) -> str                             "https://download.pytorch.org/whl/cu126"
     variant_cuda("cu126") -> "12.6";  cuda_variant("12.6") -> "cu126"
-    recommend(ccs, driver_version, system, machine, python_version, current_torch,
-              *, with_torchvision=True, with_torchaudio=False, gpu_names=None) -> Recommendation
-        the newest official build covering every GPU that the driver runs, as `pip install ...`
-        (Recommendation.pip_args is the part after `pip`; .command(python) prefixes an interpreter),
-        or ok False with .reason and .options; ValueError for a value in ccs that is no CC
-
     torchvision_requirement("0.29.2") -> ">=2.14.0"    the torch requirement a torchvision declares, where recorded
     torchaudio_published("2.11.0", "cu132") -> False    whether an index carries that torchaudio; None: unknown
 
@@ -51,7 +45,7 @@ is newer: this rests on its own metadata") and data_line() for reports. publishe
 publishes, rewritten by ``python -m gpudoctor.compat.refresh`` (see refresh.py); pypi.py answers from it.
 
 Also exported: the value types (ArchList, ArchSupport, DriverBranch, DriverRequirement, GpuInfo,
-Option, Pairing, Recommendation, Release, CC), RELEASES (newest first), driver_branch(driver_version),
+Pairing, Release, CC), RELEASES (newest first), driver_branch(driver_version),
 bundled_cudnn_info(torch_version, variant) -> (version, Confidence, source), cudnn_version_text(90501)
 -> "9.5.1", normalise_variant("CU126") -> "cu126".
 """
@@ -79,8 +73,6 @@ from gpudoctor.compat.horizon import (
     torchvision_newer_than_data,
 )
 from gpudoctor.compat.published import DATA_DATE
-from gpudoctor.compat.recommend import recommend
-from gpudoctor.compat.recommendation import Option, Recommendation
 from gpudoctor.compat.releases import (
     RELEASES,
     Pairing,
@@ -107,9 +99,7 @@ __all__ = [
     "DriverBranch",
     "DriverRequirement",
     "GpuInfo",
-    "Option",
     "Pairing",
-    "Recommendation",
     "Release",
     "arch_support",
     "bundled_cudnn",
@@ -136,7 +126,6 @@ __all__ = [
     "pairing",
     "parse_cc",
     "published_variants",
-    "recommend",
     "release_for_torch",
     "split_local_version",
     "torch_for_torchvision",

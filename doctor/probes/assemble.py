@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Dict, List, Optional, Tuple
 
 from gpudoctor.facts import DriverFacts, Gpu, PlatformFacts
+from gpudoctor.probes.installer import probe_installer
 from gpudoctor.probes.linux import LinuxResult
 from gpudoctor.probes.nvml import NvmlResult
 from gpudoctor.probes.platform import PlatformResult, is_store_python
@@ -54,13 +55,15 @@ def platform_facts(base: PlatformResult, linux: LinuxResult, target: PythonTarge
     """The OS from this process; the Python, libc and machine from the target interpreter itself."""
     py = child.python
     executable = (py.executable if py else None) or target.executable
+    version = (py.version if py else None) or target.version
+    found = probe_installer(executable, version, system=base.system)
     return PlatformFacts(
         system=base.system,
         release=base.release,
         machine=(py.machine if py else None) or base.machine,
         distro=base.distro,
         libc=py.libc if py else None,
-        python_version=(py.version if py else None) or target.version,
+        python_version=version,
         python_executable=executable,
         python_implementation=py.implementation if py else None,
         wsl=linux.wsl,
@@ -69,6 +72,9 @@ def platform_facts(base: PlatformResult, linux: LinuxResult, target: PythonTarge
         virtualenv=py.virtualenv if py else None,
         dev_nvidia=linux.dev_nvidia if base.system == "Linux" else None,
         microsoft_store_python=is_store_python(executable) if base.system == "Windows" else None,
+        installer=found.installer.value if found.installer else None,
+        installer_evidence=found.evidence,
+        torch_from_conda=found.torch_from_conda,
     )
 
 

@@ -35,6 +35,7 @@ PARSERS: Tuple[Parser, ...] = (
     tools.dmesg_xid,
     tools.arch_list,
     tools.platform_hints,
+    tools.interpreter_paths,
     packages.package_lists,
     keyvalue.key_values,
     keyvalue.one_liners,

@@ -6,6 +6,7 @@ import re
 from typing import Iterator, Optional
 
 from gpudoctor.facts import Distribution
+from gpudoctor.installers import Installer
 from gpudoctor.parsers.collect_env_packages import conda_build_cuda
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Line, Segment
@@ -45,6 +46,15 @@ def _dist(name: str, version: str, segment: Segment, line: Line, fmt: str) -> It
     if _TORCH_NAMES.get(_norm(name)) == "torch":
         yield observe("torch.installed", True, segment, line, fmt)
         yield observe("torch.version", version, segment, line, fmt)
+
+
+def _conda_torch(name: str, build: str, channel: str, segment: Segment, line: Line) -> Iterator[Observation]:
+    """A `conda list` row for torch: the environment is conda's, and the channel says who installed torch."""
+    from_conda = channel != "pypi" and build != "pypi"
+    yield observe("platform.installer", Installer.CONDA.value, segment, line, "conda list")
+    yield observe("platform.torch_from_conda", from_conda, segment, line, "conda list")
+    who = "conda" if from_conda else "pip"
+    yield observe("platform.installer_evidence", f"conda list: {name} installed by {who}", segment, line, "conda list")
 
 
 def package_lists(segment: Segment) -> Iterator[Observation]:
@@ -92,6 +102,8 @@ def package_lists(segment: Segment) -> Iterator[Observation]:
         name, version, build, channel = m.group(1), m.group(2), m.group(3) or "", m.group(4) or ""
         conda = fmt == "conda list" or (build and not build.startswith(("/", "~", "C:", "c:")) and "_" in build)
         yield from _dist(name, version, segment, line, "conda list" if conda else "pip list")
+        if conda and fmt == "conda list" and _TORCH_NAMES.get(_norm(name)) == "torch":
+            yield from _conda_torch(name, build, channel, segment, line)
         if conda and _TORCH_NAMES.get(_norm(name)) == "torch" and channel != "pypi":
             cuda = conda_build_cuda(build)
             if cuda == "cpu":

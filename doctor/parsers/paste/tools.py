@@ -128,6 +128,31 @@ _MACOS = re.compile(r"\bmacOS[- ]\d+|Darwin Kernel|\barm64-arm-64bit\b|/opt/home
                     r"\bMacBook\b|\bApple M[1-9]\b|\bM[1-9] (?:Pro|Max|Ultra) [Cc]hip|\b[Mm]ac ?M[1-9]\b|\bM[1-9] [Mm]ac\b")
 
 
+_INTERPRETER = re.compile(r"(?:^|[\s\"'(=])(/[^\s\"']*?/(?:bin/python[\d.]*|python[\d.]*))(?=$|[\s\"')])")
+_PATH_INSTALLERS = ((re.compile(r"/\.pixi/envs/"), "pixi", "a pixi environment (.pixi/envs/)"),
+                    (re.compile(r"/pypoetry/(?:Cache/)?virtualenvs/"), "poetry", "Poetry's virtualenvs cache"),
+                    (re.compile(r"/(?:ana|mini)conda\d*/|/(?:mini|mamba)forge\d*/|/micromamba/envs/|/opt/conda/"),
+                     "conda", "a conda installation"))
+
+
+def interpreter_paths(segment: Segment) -> Iterator[Observation]:
+    """An interpreter path (`which python`, a traceback) inside a pixi, Poetry or conda environment."""
+    for line in segment.lines:
+        text = line.text
+        if "python" not in text or "/" not in text:
+            continue
+        m = _INTERPRETER.search(text)
+        if not m:
+            continue
+        path = m.group(1)
+        for marker, installer, what in _PATH_INSTALLERS:
+            if marker.search(path):
+                yield observe("platform.installer", installer, segment, line, "an interpreter path")
+                yield observe("platform.installer_evidence", f"{path[:200]} is in {what}", segment, line,
+                              "an interpreter path")
+                break
+
+
 def platform_hints(segment: Segment) -> Iterator[Observation]:
     """The platform as paths and commands reveal it: Windows drive paths, WSL, macOS, a docker command line."""
     for line in segment.lines:

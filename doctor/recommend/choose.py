@@ -18,8 +18,8 @@ from gpudoctor.compat.base import (
 )
 from gpudoctor.compat.cc import format_cc, parse_cc
 from gpudoctor.compat.cudnn import bundled_cudnn, cudnn_version_text
-from gpudoctor.compat.fallbacks import driver_upgrade_option, explain, stay_option, why_not_newest
-from gpudoctor.compat.recommendation import (
+from gpudoctor.recommend.fallbacks import driver_upgrade_option, explain, stay_option, why_not_newest
+from gpudoctor.recommend.recommendation import (
     PLATFORM_UNSUPPORTED,
     PYTHON_UNSUPPORTED,
     Option,
@@ -30,7 +30,8 @@ from gpudoctor.compat.horizon import newer_than_data, newest_torch
 from gpudoctor.compat.published import DATA_DATE
 from gpudoctor.compat.pypi import has_python, last_on_platform, python_tags
 from gpudoctor.compat.releases import RELEASES, index_url, release_for_torch, torchaudio_published
-from gpudoctor.compat.search import Candidate, Machine, candidates, driver_need, install_line, search
+from gpudoctor.recommend.plan import InstallPlan, NewEnv, Package
+from gpudoctor.recommend.search import Candidate, Machine, candidates, driver_need, install_plan, search
 from gpudoctor.compat.wheels import platform_key
 
 
@@ -59,7 +60,7 @@ def recommend(ccs: Iterable[object], driver_version: Optional[str], system: Opti
         where = f"{system or 'an unknown OS'} on {machine or 'an unknown CPU'}"
         return Recommendation(False, f"PyTorch publishes no CUDA wheels for {where}.", reason=PLATFORM_UNSUPPORTED,
                               options=(Option("Build PyTorch from source with CUDA for this platform: "
-                                              "https://github.com/pytorch/pytorch#from-source", (), U),))
+                                              "https://github.com/pytorch/pytorch#from-source", confidence=U),))
     target = Machine(tuple(gpus), driver_version, os_name, arch, python_version)
     chosen = search(target)
     if chosen is None:
@@ -100,7 +101,8 @@ def _finish(chosen: Candidate, target: Machine, labels: List[str], current: Opti
     vision = pair.torchvision if with_vision else None
     audio = pair.torchaudio if with_audio else None
     force = pip_keeps(current, pair.torch, variant)
-    args = install_line(pair.torch, vision, audio, variant, force, target.python)
+    why_force = f"torch {current} is already installed and pip would otherwise keep it as it is"
+    plan = install_plan(pair.torch, vision, audio, variant, force, target.python, why_force)
     full = f"{pair.torch}+{variant}"
     what = f"torch {full}" + (f" with torchvision {vision}+{variant}" if vision else "")
     if audio:
@@ -124,8 +126,7 @@ def _finish(chosen: Candidate, target: Machine, labels: List[str], current: Opti
     if python_tuple(target.python) is None:
         text += f" The Python version is unknown: torch {pair.torch} supports Python {chosen.release.python_text}."
     if force:
-        text += (f" --force-reinstall because torch {current} is already installed and pip would otherwise keep "
-                 "it as it is.")
+        text += f" --force-reinstall because {plan.force_reason}."
     confidence = weakest([chosen.confidence] + ([pair.torchaudio_confidence] if audio else []))
     if chosen.weak_text():
         text += f" This rests on {chosen.weak_text()}."
@@ -156,10 +157,10 @@ def _finish(chosen: Candidate, target: Machine, labels: List[str], current: Opti
         notes.append(f"torchvision {vision} declares Requires-Python !=3.14.1: use another Python 3.14 patch release")
     options = [o for o in (driver_upgrade_option(chosen, target, current, with_vision, with_audio),
                            stay_option(chosen, target, current, with_vision, with_audio)) if o is not None]
+    plan = replace(plan, confidence=confidence, notes=tuple(notes))
     return Recommendation(True, text, full, f"{vision}+{variant}" if vision else None,
-                          f"{audio}+{variant}" if audio else None, variant, chosen.cuda, index_url(variant), args,
-                          (f"pip {args}",), confidence, None, tuple(options), tuple(notes),
-                          (chosen.arch.source, chosen.release.source))
+                          f"{audio}+{variant}" if audio else None, variant, chosen.cuda, index_url(variant), plan,
+                          confidence, None, tuple(options), tuple(notes), (chosen.arch.source, chosen.release.source))
 
 
 def _macos(gpus: List[CC], arch: Optional[str], python: Optional[str], current: Optional[str],
@@ -174,13 +175,14 @@ def _macos(gpus: List[CC], arch: Optional[str], python: Optional[str], current: 
             False, f"No PyTorch release for macOS {'x86_64' if intel else 'arm64'} supports Python {python}; "
                    f"torch {newest.latest.torch} supports Python {newest.python_text}.", reason=PYTHON_UNSUPPORTED,
             options=(Option(f"Create an environment with Python {top} and install torch there.",
-                            (f"python{top} -m venv .venv", f"pip install torch=={newest.latest.torch}")),))
+                            InstallPlan((Package("torch", newest.latest.torch),), new_env=NewEnv(top, ".venv"))),))
     pair = fitting[0].latest
     vision = pair.torchvision if with_vision else None
     audio = pair.torchaudio if with_audio else None
     if audio and has_python("torchaudio", audio, python) is False:
         audio = None
-    args = install_line(pair.torch, vision, audio, None, pip_keeps(current, pair.torch, None), python)
+    plan = install_plan(pair.torch, vision, audio, None, pip_keeps(current, pair.torch, None), python,
+                        f"torch {current} is already installed and pip would otherwise keep it as it is")
     notes = ("PyTorch has no CUDA support on macOS, so NVIDIA GPUs cannot be used there.",) if gpus else ()
     if intel:
         last = last_on_platform("torch", "macos-x86_64")
@@ -192,8 +194,8 @@ def _macos(gpus: List[CC], arch: Optional[str], python: Optional[str], current: 
         text = (f"macOS has no CUDA: install the PyPI wheel torch {pair.torch} and use the Apple GPU through MPS "
                 "(torch.device(\"mps\"); check torch.backends.mps.is_available()).")
         confidence = C
-    return Recommendation(True, text, pair.torch, vision, audio, None, None, None, args, (f"pip {args}",),
-                          confidence, notes=notes)
+    return Recommendation(True, text, pair.torch, vision, audio, None, None, None,
+                          replace(plan, confidence=confidence, notes=notes), confidence, notes=notes)
 
 
 def describe_python(python: Optional[str]) -> str:

@@ -1,28 +1,36 @@
-"""Shared helpers that turn facts into copy-pasteable fix commands for the target interpreter."""
+"""The recommender for checks: install plans for the diagnosed machine, rendered for its interpreter and shell."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from dataclasses import dataclass, replace
+from typing import Optional, Tuple
 
 from gpudoctor import compat
-from gpudoctor.checks._commands import (  # noqa: F401 - the helpers checks reach through _fix
+from gpudoctor.checks.support.commands import (  # noqa: F401 - the helpers checks reach through this module
     export_env,
     force_needed,
     installed_version,
     is_windows,
     pip_install,
+    one_line,
     pip_keeps,
+    plan_for,
+    plan_notes,
     python,
     render,
-    shell_of,
+    render_plan,
     shell_quote,
     split_version,
+    target,
     unset_env,
 )
+from gpudoctor.checks.support.words import shell_of  # noqa: F401 - reached through this module
 from gpudoctor.facts import Facts
 from gpudoctor.model import Fix
+from gpudoctor.recommend import Option, recommend
+from gpudoctor.recommend.machine import USUAL_MACHINE, driver_for_recommend, gpu_ccs, no_nvidia
+from gpudoctor.recommend.plan import InstallPlan
 
 
 def base_version(version: str) -> str:
@@ -98,7 +106,7 @@ def torch_requirements(facts: Facts, torch_version: str, local: Optional[str]) -
 
 @dataclass(frozen=True)
 class Recommended:
-    """compat.recommend's answer for this machine, with commands for the target interpreter."""
+    """The recommender's answer for this machine, with commands for the target interpreter."""
 
     ok: bool
     what: str  # "torch 2.14.1+cu126 and torchvision 0.29.1+cu126"; when not ok, why nothing fits
@@ -106,10 +114,12 @@ class Recommended:
     why: str  # the recommender's explanation and notes
     options: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()  # (text, commands) of the alternatives
     inferred: bool = False  # rests on data below CONFIRMED
+    plan: Optional[InstallPlan] = None  # what ``command`` installs
+    notes: Tuple[str, ...] = ()  # what the installer of the environment needs besides the command
 
     def fix(self, lead: str = "Install ") -> Tuple[str, Tuple[str, ...]]:
         """Fix text and commands: the recommended build first, then each alternative."""
-        texts = [f"{lead}{self.what}." if self.ok else self.what]
+        texts = [f"{lead}{self.what}." if self.ok else self.what, *self.notes]
         commands = [self.command] if self.command else []
         for text, option_commands in self.options:
             texts.append(text)
@@ -131,57 +141,14 @@ def reinstall_current(facts: Facts) -> Optional[Recommended]:
     index = index_for(facts)
     local = split_version(version)[1] if index else None
     requirements = torch_requirements(facts, version, local)
-    return Recommended(True, _what(requirements), pip_install(facts, requirements, index, force_reinstall=True), "")
-
-
-def _gpu_ccs(facts: Facts) -> Tuple[List[Tuple[int, int]], List[Optional[str]]]:
-    """Compute capabilities and names of the GPUs: NVML's, else torch's, looked up by name where missing."""
-    ccs: List[Tuple[int, int]] = []
-    names: List[Optional[str]] = []
-    devices = [(g.compute_capability, g.name) for g in facts.gpus] or [
-        (d.compute_capability, d.name) for d in facts.torch.devices]
-    for cc, name in devices:
-        cc = cc or compat.gpu_cc_from_name(name)
-        if cc is not None:
-            ccs.append(cc)
-            names.append(name)
-    return ccs, names
-
-
-def _no_nvidia(facts: Facts) -> bool:
-    return (facts.driver.nvml_error == "library_not_found" and not facts.driver.version and not facts.gpus
-            and not facts.torch.devices and not facts.platform.dev_nvidia)
-
-
-def _retarget(facts: Facts, commands: Tuple[str, ...]) -> Tuple[str, ...]:
-    """Run ``pip`` through the target interpreter, or through a virtual environment the commands create first."""
-    out = []
-    interpreter = python(facts)
-    for command in commands:
-        venv = re.match(r"^python[\d.]*\s+-m\s+venv\s+(\S+)$", command)
-        if venv:
-            interpreter = rf"{venv.group(1)}\Scripts\python.exe" if is_windows(facts) else f"{venv.group(1)}/bin/python"
-        out.append(f"{interpreter} -m {command}" if command.startswith("pip ") else command)
-    return tuple(out)
-
-
-_FOUND_VERSION = re.compile(r"too old \(found version (\d{4,6})\)")
-
-
-def driver_for_recommend(facts: Facts) -> Optional[str]:
-    """The driver version, else the oldest driver of the CUDA in torch's "too old (found version 11040)" message."""
-    if facts.driver.version:
-        return facts.driver.version
-    match = _FOUND_VERSION.search(facts.torch.init_error or "")
-    if not match:
-        return None
-    found = int(match.group(1))
-    requirement = compat.driver_requirement(f"{found // 1000}.{(found % 1000) // 10}", facts.platform.system)
-    return requirement.toolkit_minimum if requirement else None
+    plan = plan_for(requirements, index, True, variant=local,
+                    force_reason="pip keeps an installed build of the same version")
+    return Recommended(True, _what(requirements), one_line(facts, render_plan(facts, plan)), "", plan=plan,
+                       notes=plan_notes(facts, plan))
 
 
 def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional[Recommended]:
-    """The torch build compat.recommend picks for these GPUs, driver, OS and Python, as commands.
+    """The torch build the recommender picks for these GPUs, driver, OS and Python, as commands.
 
     ``force_reinstall`` asks for ``--force-reinstall`` on the main command where pip would otherwise keep the
     installed torch (the very build again); a pinned build of another variant replaces it without the flag.
@@ -189,7 +156,7 @@ def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional
     current = facts.torch.version or installed_version(facts, "torch")
     vision = _installed(facts, "torchvision") or facts.torch.installed is False
     audio = _installed(facts, "torchaudio")
-    if _no_nvidia(facts) and not facts.torch.devices and (facts.platform.system or "").lower() != "darwin":
+    if no_nvidia(facts) and not facts.torch.devices and (facts.platform.system or "").lower() != "darwin":
         python_version = facts.platform.python_version
         release = next((r for r in compat.RELEASES if r.supports_python(python_version) is not False), compat.RELEASES[0])
         newest = release.latest
@@ -198,33 +165,34 @@ def recommended_install(facts: Facts, force_reinstall: bool = False) -> Optional
         if vision:
             requirements.append(f"torchvision=={newest.torchvision}" + (f"+{local}" if local else ""))
         index = compat.index_url("cpu") if local else None
+        plan = plan_for(requirements, index, variant=local)
         return Recommended(True, _what(requirements) + " (CPU-only: no NVIDIA GPU was found)",
-                           pip_install(facts, requirements, index), "No NVIDIA GPU or driver was found.")
-    ccs, names = _gpu_ccs(facts)
-    machine = facts.platform.machine or _USUAL_MACHINE.get(facts.platform.system or "")
+                           one_line(facts, render_plan(facts, plan)), "No NVIDIA GPU or driver was found.",
+                           plan=plan, notes=plan_notes(facts, plan))
+    ccs, names = gpu_ccs(facts)
+    machine = facts.platform.machine or USUAL_MACHINE.get(facts.platform.system or "")
     try:
-        rec = compat.recommend(ccs, driver_for_recommend(facts), facts.platform.system, machine,
-                               facts.platform.python_version, current, with_torchvision=vision,
-                               with_torchaudio=audio, gpu_names=names)
+        rec = recommend(ccs, driver_for_recommend(facts), facts.platform.system, machine,
+                        facts.platform.python_version, current, with_torchvision=vision, with_torchaudio=audio,
+                        gpu_names=names)
     except ValueError:
         return None
-    options = tuple((_marked(o), _retarget(facts, o.commands)) for o in rec.options)
+    options = tuple((_marked(o), o.commands_for(target(facts))) for o in rec.options)
     assumed = (f"The CPU architecture was not reported; {machine} is assumed.",) if machine != facts.platform.machine else ()
     why = " ".join((rec.text,) + rec.notes + assumed)
     inferred = rec.confidence is not compat.Confidence.CONFIRMED or bool(assumed)
-    if not rec.ok or not rec.pip_args:
+    if not rec.ok or rec.plan is None:
         return Recommended(False, rec.text, "", " ".join(rec.notes), options, inferred)
-    what = _what([f"{name}=={version}" for name, version in
-                  (("torch", rec.torch), ("torchvision", rec.torchvision), ("torchaudio", rec.torchaudio)) if version])
-    args = rec.pip_args
+    plan = rec.plan
     pins = [f"{name}=={version}" for name, version in
             (("torch", rec.torch), ("torchvision", rec.torchvision), ("torchaudio", rec.torchaudio)) if version]
-    if force_reinstall and "--force-reinstall" not in args.split() and force_needed(facts, pins, ("torch",)):
-        args = args.replace("install ", "install --force-reinstall ", 1)
-    return Recommended(True, what, f"{python(facts)} -m pip {args}", why, options, inferred)
+    if force_reinstall and not plan.force_reinstall and force_needed(facts, pins, ("torch",)):
+        plan = replace(plan, force_reinstall=True, force_reason="the installed torch is broken and pip would keep it")
+    return Recommended(True, _what(pins), one_line(facts, render_plan(facts, plan)), why, options, inferred, plan,
+                       plan_notes(facts, plan))
 
 
-def _marked(option: compat.Option) -> str:
+def _marked(option: Option) -> str:
     """An alternative's text with its confidence when that is below CONFIRMED, unless the text says it already."""
     if option.confidence is compat.Confidence.CONFIRMED or option.confidence.value in option.text:
         return option.text
@@ -233,8 +201,6 @@ def _marked(option: compat.Option) -> str:
 
 
 GET_STARTED = "https://pytorch.org/get-started/locally/"
-# What a report that names no CPU architecture almost always runs on.
-_USUAL_MACHINE = {"Windows": "AMD64", "Linux": "x86_64"}
 
 
 def install_fix(facts: Facts, lead: str = "Install ", force_reinstall: bool = False) -> Tuple[Fix, str]:

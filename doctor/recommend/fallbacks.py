@@ -9,8 +9,9 @@ from gpudoctor.compat.arch import TEGRA_CCS, arch_support
 from gpudoctor.compat.base import CC, Confidence, S, major_minor, python_tuple, weakest
 from gpudoctor.compat.cc import format_cc, parse_arch_token
 from gpudoctor.compat.generations import JETPACK_TEXT, is_jetson
-from gpudoctor.compat.options import conda_kepler_option, cpu_option, source_build_option
-from gpudoctor.compat.recommendation import (
+from gpudoctor.recommend.options import conda_kepler_option, cpu_option, source_build_option
+from gpudoctor.recommend.plan import InstallPlan, NewEnv
+from gpudoctor.recommend.recommendation import (
     DRIVER_TOO_OLD,
     GPU_UNSUPPORTED,
     MIXED_GPUS,
@@ -20,12 +21,12 @@ from gpudoctor.compat.recommendation import (
     pip_keeps,
 )
 from gpudoctor.compat.releases import RELEASES, Release, pairing, release_for_torch, split_local_version
-from gpudoctor.compat.search import (
+from gpudoctor.recommend.search import (
     Candidate,
     Machine,
     candidates,
     driver_need,
-    install_line,
+    install_plan,
     search,
     variant_problem,
 )
@@ -36,12 +37,13 @@ def _platform(target: Machine) -> str:
     return f"{target.system} {target.machine}"
 
 
-def _pip(c: Candidate, current: Optional[str], vision: bool, audio: bool, fresh: bool = False,
-         python: Optional[str] = None) -> str:
+def _plan(c: Candidate, current: Optional[str], vision: bool, audio: bool, fresh: bool = False,
+          python: Optional[str] = None, new_env: Optional[NewEnv] = None) -> InstallPlan:
     pair = c.release.latest
     force = not fresh and pip_keeps(current, pair.torch, c.variant)
-    return "pip " + install_line(pair.torch, pair.torchvision if vision else None,
-                                 pair.torchaudio if audio else None, c.variant, force, python)
+    plan = install_plan(pair.torch, pair.torchvision if vision else None, pair.torchaudio if audio else None,
+                        c.variant, force, python)
+    return replace(plan, new_env=new_env, confidence=c.confidence)
 
 
 def _need(c: Candidate, target: Optional[Machine] = None) -> str:
@@ -56,9 +58,9 @@ def _upgrade_confidence(c: Candidate) -> Confidence:
     return weakest([c.confidence] + ([c.requirement.confidence] if c.requirement else []))
 
 
-def _venv(release: Release) -> Tuple[str, str]:
+def _venv(release: Release) -> Tuple[str, NewEnv]:
     top = f"{release.python[1][0]}.{release.python[1][1]}"
-    return top, f"python{top} -m venv .venv-torch"
+    return top, NewEnv(top)
 
 
 def why_not_newest(chosen: Candidate, target: Machine) -> Optional[str]:
@@ -89,7 +91,7 @@ def driver_upgrade_option(chosen: Candidate, target: Machine, current: Optional[
     text = f"Or upgrade to {_need(better, target)} and install torch {better.torch}+{better.variant}."
     if is_jetson(target.gpus):
         text += " " + JETPACK_TEXT
-    return Option(text, (_pip(better, current, vision, audio, python=target.python),), _upgrade_confidence(better))
+    return Option(text, _plan(better, current, vision, audio, python=target.python), confidence=_upgrade_confidence(better))
 
 
 def stay_option(chosen: Candidate, target: Machine, current: Optional[str], vision: bool,
@@ -106,7 +108,7 @@ def stay_option(chosen: Candidate, target: Machine, current: Optional[str], visi
     if not found:
         return None
     best = max(found, key=lambda c: (c.native, major_minor(c.cuda)))
-    args = install_line(pair.torch, pair.torchvision if vision else None, pair.torchaudio if audio else None,
+    plan = install_plan(pair.torch, pair.torchvision if vision else None, pair.torchaudio if audio else None,
                         best.variant, pip_keeps(current, pair.torch, best.variant), target.python)
     text = f"Or keep torch {pair.torch} and install its {best.variant} build."
     confidence = best.confidence
@@ -117,7 +119,7 @@ def stay_option(chosen: Candidate, target: Machine, current: Optional[str], visi
                  "kernels at first use, minutes, cached afterwards), and libraries or operators without that PTX "
                  "fail.")
         confidence = weakest([confidence, S])
-    return Option(text, (f"pip {args}",), confidence)
+    return Option(text, replace(plan, confidence=confidence), confidence=confidence)
 
 
 def _platform_tokens(target: Machine) -> List[Tuple[str, str]]:
@@ -158,8 +160,8 @@ def _per_gpu_option(target: Machine, cc: CC, labels: List[str], vision: bool, au
     if sub is None:
         return Option(f"For {names}: no official build supports Python {target.python}.")
     return Option(f"For {names}: torch {sub.torch}+{sub.variant} in its own environment{extra}, with "
-                  "CUDA_VISIBLE_DEVICES naming only those GPUs.", (_pip(sub, None, vision, audio, True, target.python),),
-                  sub.confidence)
+                  "CUDA_VISIBLE_DEVICES naming only those GPUs.", _plan(sub, None, vision, audio, True, target.python),
+                  confidence=sub.confidence)
 
 
 def explain(target: Machine, labels: List[str], current: Optional[str], vision: bool, audio: bool) -> Recommendation:
@@ -194,8 +196,8 @@ def explain(target: Machine, labels: List[str], current: Optional[str], vision: 
         top, venv = _venv(other.release)
         extra = "" if runnable else f" after upgrading to {_need(other, target)}"
         options.append(Option(f"Create an environment with Python {top} and install torch {other.torch}+"
-                               f"{other.variant} there{extra}.", (venv, _pip(other, None, vision, audio, True, f"{top}.0")),
-                              other.confidence))
+                               f"{other.variant} there{extra}.", _plan(other, None, vision, audio, True, f"{top}.0", venv),
+                              confidence=other.confidence))
     else:
         reason = DRIVER_TOO_OLD
         best = search(target, ignore_driver=True)
@@ -206,14 +208,14 @@ def explain(target: Machine, labels: List[str], current: Optional[str], vision: 
         upgrade = f"Upgrade to {_need(best, target)} and install torch {best.torch}+{best.variant}."
         if is_jetson(target.gpus):
             upgrade += " " + JETPACK_TEXT
-        options.append(Option(upgrade, (_pip(best, current, vision, audio, python=target.python),),
-                              _upgrade_confidence(best)))
+        options.append(Option(upgrade, _plan(best, current, vision, audio, python=target.python),
+                              confidence=_upgrade_confidence(best)))
         older = search(replace(target, python=None))
         if older is not None and py is not None:
             top, venv = _venv(older.release)
             options.append(Option(f"Or keep this driver and use Python {older.release.python_text} with torch "
-                                  f"{older.torch}+{older.variant}.", (venv, _pip(older, None, vision, audio, True, f"{top}.0")),
-                                  older.confidence))
+                                  f"{older.torch}+{older.variant}.", _plan(older, None, vision, audio, True, f"{top}.0", venv),
+                                  confidence=older.confidence))
     cpu = cpu_option(target, current, vision, audio)
     if cpu is not None:
         options.append(cpu)

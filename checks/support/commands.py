@@ -7,8 +7,11 @@ from typing import Iterable, Optional, Sequence
 
 from gpudoctor import compat
 from gpudoctor.facts import Facts
-from gpudoctor.checks import _cmd
-from gpudoctor.checks._cmd import shell_of
+from gpudoctor.installers import Installer
+from gpudoctor.checks.support import words as _cmd
+from gpudoctor.checks.support.words import shell_of
+from gpudoctor.recommend import render as plan_render
+from gpudoctor.recommend.plan import InstallPlan, Package
 from gpudoctor.shell import CONTROL as _CONTROL
 from gpudoctor.shell import UnsafeValue, join, quote, set_env
 from gpudoctor.shell import unset_env as _unset_env
@@ -45,15 +48,37 @@ def python(facts: Facts) -> str:
 def pip_install(facts: Facts, requirements: Iterable[str], index_url: Optional[str] = None,
                 force_reinstall: bool = False, upgrade: bool = False) -> str:
     """``<python> -m pip install [--force-reinstall|--upgrade] REQ... [--index-url URL]`` for the target interpreter."""
-    words = [*_cmd.python(facts), "-m", "pip", "install"]
-    if force_reinstall:
-        words.append("--force-reinstall")
-    elif upgrade:
-        words.append("--upgrade")
-    words.extend(requirements)
-    if index_url:
-        words += ["--index-url", index_url]
-    return render(facts, words)
+    return one_line(facts, render_plan(facts, plan_for(requirements, index_url, force_reinstall, upgrade)))
+
+
+def plan_for(requirements: Iterable[str], index_url: Optional[str] = None, force_reinstall: bool = False,
+             upgrade: bool = False, variant: Optional[str] = None, force_reason: str = "") -> InstallPlan:
+    """An install plan from requirement texts that may hold values from facts (control characters as ``?``)."""
+    packages = tuple(Package.parse(_CONTROL.sub("?", r)) for r in requirements)
+    return InstallPlan(packages, variant, _CONTROL.sub("?", index_url) if index_url else None, force_reinstall,
+                       force_reason, upgrade and not force_reinstall)
+
+
+def target(facts: Facts) -> plan_render.Target:
+    """Where a plan's commands run: the user's shell and the target interpreter (control characters as ``?``)."""
+    return plan_render.Target(shell_of(facts), _CONTROL.sub("?", _cmd.python(facts)[0]),
+                              Installer.parse(facts.platform.installer), facts.platform.torch_from_conda,
+                              bool(facts.driver.version or facts.gpus))
+
+
+def render_plan(facts: Facts, plan: InstallPlan) -> tuple[str, ...]:
+    """The commands that carry out an install plan on the diagnosed machine, in its installer's language."""
+    return plan_render.commands(plan, target(facts))
+
+
+def plan_notes(facts: Facts, plan: InstallPlan) -> tuple[str, ...]:
+    """What to know besides the commands for this machine's installer (a pyproject entry, why not pip)."""
+    return plan_render.spoken(plan, target(facts)).notes
+
+
+def one_line(facts: Facts, commands: Sequence[str]) -> str:
+    """A plan's commands as one line for the user's shell (usually there is one)."""
+    return plan_render.one_line(commands, shell_of(facts))
 
 
 def pip_keeps(facts: Facts, requirement: str) -> bool:

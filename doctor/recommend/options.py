@@ -8,9 +8,10 @@ from gpudoctor.compat.arch import source_build_toolkits
 from gpudoctor.compat.base import S, U, major_minor, variant_cuda
 from gpudoctor.compat.cc import format_cc
 from gpudoctor.compat.drivers import driver_can_run, driver_requirement
-from gpudoctor.compat.recommendation import Option, pip_keeps
+from gpudoctor.recommend.recommendation import Option, pip_keeps
 from gpudoctor.compat.releases import RELEASES, Release
-from gpudoctor.compat.search import Machine, install_line
+from gpudoctor.recommend.plan import Step
+from gpudoctor.recommend.search import Machine, install_plan
 
 
 def cpu_option(target: Machine, current: Optional[str], vision: bool, audio: bool) -> Optional[Option]:
@@ -19,9 +20,9 @@ def cpu_option(target: Machine, current: Optional[str], vision: bool, audio: boo
     if not fitting:
         return None
     pair = fitting[0].latest
-    args = install_line(pair.torch, pair.torchvision if vision else None, pair.torchaudio if audio else None, "cpu",
+    plan = install_plan(pair.torch, pair.torchvision if vision else None, pair.torchaudio if audio else None, "cpu",
                         pip_keeps(current, pair.torch, "cpu"), target.python)
-    return Option(f"Or run on the CPU only: torch {pair.torch}+cpu.", (f"pip {args}",))
+    return Option(f"Or run on the CPU only: torch {pair.torch}+cpu.", plan)
 
 
 def _build_release(toolkit: str) -> Optional[Release]:
@@ -42,21 +43,20 @@ def source_build_option(target: Machine) -> Option:
     span = source_build_toolkits(ccs)
     if span is None:
         return Option(f"No single CUDA toolkit compiles for all of {', '.join(format_cc(c) for c in ccs)}: "
-                      "use one environment per GPU generation.", (), S)
+                      "use one environment per GPU generation.", confidence=S)
     lo, hi = span
     toolkit = hi or lo
     release = _build_release(toolkit)
     if release is None:
         return Option(f"No PyTorch release in the tables builds with CUDA {toolkit}, the newest toolkit for "
-                      f"{arch}.", (), U)
+                      f"{arch}.", confidence=U)
     torch = release.latest.torch
-    if target.system == "Windows":
-        env = [f"set TORCH_CUDA_ARCH_LIST={arch}",
-               f"set CUDA_HOME=C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{toolkit}"]
-    else:
-        env = [f'export TORCH_CUDA_ARCH_LIST="{arch}"', f"export CUDA_HOME=/usr/local/cuda-{toolkit}"]
-    commands = (f"git clone --recursive --branch v{torch} https://github.com/pytorch/pytorch", "cd pytorch",
-                "pip install -r requirements.txt", *env, "pip install --no-build-isolation -v .")
+    home = (f"C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v{toolkit}" if target.system == "Windows"
+            else f"/usr/local/cuda-{toolkit}")
+    env = (Step(env=("TORCH_CUDA_ARCH_LIST", arch)), Step(env=("CUDA_HOME", home)))
+    steps = (Step(("git", "clone", "--recursive", "--branch", f"v{torch}", "https://github.com/pytorch/pytorch")),
+             Step(("cd", "pytorch")), Step(("install", "-r", "requirements.txt"), pip=True),
+             *env, Step(("install", "--no-build-isolation", "-v", "."), pip=True))
     toolkits = f"CUDA {lo} to {hi}" if hi and hi != lo else f"CUDA {toolkit}" + ("" if hi else " or newer")
     text = (f"Or build torch {torch} from source for {arch} with the CUDA {toolkit} toolkit ({toolkits} compiles "
             f"for these GPUs); torch {torch} supports Python {release.python_text}, and the build takes hours.")
@@ -73,7 +73,7 @@ def source_build_option(target: Machine) -> Option:
     if target.driver and driver_can_run(target.driver, toolkit, target.system) is False:
         req = driver_requirement(toolkit, target.system)
         text += f" CUDA {toolkit} also needs a driver >= {req.minimum if req else 'newer than this one'}."
-    return Option(text, commands, confidence)
+    return Option(text, steps=steps, confidence=confidence)
 
 
 def conda_kepler_option(target: Machine) -> Optional[Option]:
@@ -86,5 +86,5 @@ def conda_kepler_option(target: Machine) -> Optional[Option]:
             "(SECONDARY: conda package listings); it needs a driver >= 440.33.")
     if target.driver and driver_can_run(target.driver, "10.2", target.system) is False:
         text += " This driver is older than that."
-    return Option(text, ("conda create -n torch-sm35 -c pytorch python=3.10 pytorch=1.12.1 torchvision=0.13.1 "
-                         "cudatoolkit=10.2",), S)
+    return Option(text, steps=(Step(("conda", "create", "-n", "torch-sm35", "-c", "pytorch", "python=3.10",
+                                     "pytorch=1.12.1", "torchvision=0.13.1", "cudatoolkit=10.2")),), confidence=S)

@@ -15,6 +15,7 @@ from gpudoctor.compat.pypi import has_python
 from gpudoctor.compat.drivers import DriverRequirement, driver_can_run, driver_cuda_version, driver_requirement
 from gpudoctor.compat.releases import RELEASES, Release, index_url, torchaudio_published
 from gpudoctor.compat.wheels import ArchList, published_variants, wheel_arch_list
+from gpudoctor.recommend.plan import InstallPlan, Package
 
 
 @dataclass(frozen=True)
@@ -176,34 +177,21 @@ def search(target: Machine, *, ignore_driver: bool = False, ignore_python: bool 
     return None
 
 
-def pip_args(packages: Sequence[str], index: Optional[str], force: bool) -> str:
-    """ "install [--force-reinstall] pkg==v ... [--index-url URL]"."""
-    parts = ["install"] + (["--force-reinstall"] if force else []) + list(packages)
-    if index:
-        parts += ["--index-url", index]
-    return " ".join(parts)
+def packages_for(torch: str, torchvision: Optional[str], torchaudio: Optional[str],
+                 variant: Optional[str]) -> Tuple[Package, ...]:
+    """torch (and torchvision, torchaudio) pinned to exact versions with the variant as local tag."""
+    named = (("torch", torch), ("torchvision", torchvision), ("torchaudio", torchaudio))
+    return tuple(Package(name, version, variant) for name, version in named if version)
 
 
-def packages_for(candidate_torch: str, torchvision: Optional[str], torchaudio: Optional[str],
-                 variant: Optional[str]) -> List[str]:
-    """ ["torch==2.14.1+cu126", "torchvision==0.29.1+cu126"] (no local part when variant is None)."""
-    suffix = f"+{variant}" if variant else ""
-    result = [f"torch=={candidate_torch}{suffix}"]
-    if torchvision:
-        result.append(f"torchvision=={torchvision}{suffix}")
-    if torchaudio:
-        result.append(f"torchaudio=={torchaudio}{suffix}")
-    return result
-
-
-def install_line(torch: str, torchvision: Optional[str], torchaudio: Optional[str], variant: Optional[str],
-                 force: bool, python: Optional[str] = None) -> str:
-    """The pip arguments for one build from its download.pytorch.org index (PyPI when variant is None).
+def install_plan(torch: str, torchvision: Optional[str], torchaudio: Optional[str], variant: Optional[str],
+                 force: bool, python: Optional[str] = None, force_reason: str = "") -> InstallPlan:
+    """The plan for one build from its download.pytorch.org index (PyPI when variant is None).
 
     A torchaudio that index, or this Python, has no wheel of is left out rather than named (none on cu132,
     none for Python 3.15).
     """
     if torchaudio_published(torchaudio, variant) is False or has_python("torchaudio", torchaudio, python) is False:
         torchaudio = None
-    index = index_url(variant) if variant else None
-    return pip_args(packages_for(torch, torchvision, torchaudio, variant), index, force)
+    return InstallPlan(packages_for(torch, torchvision, torchaudio, variant), variant,
+                       index_url(variant) if variant else None, force, force_reason if force else "")

@@ -1,4 +1,4 @@
-"""The recommender's answer: the build to install as exact pip commands, or why none fits and the options."""
+"""The recommender's answer: the build to install as an install plan, or why none fits and the options."""
 
 from __future__ import annotations
 
@@ -7,7 +7,11 @@ from typing import Optional, Tuple
 
 from gpudoctor.compat.base import C, Confidence
 from gpudoctor.compat.releases import split_local_version
-from gpudoctor.shell import Shell, join
+from gpudoctor.recommend.render import Target
+from gpudoctor.recommend.render import commands as render_plan
+from gpudoctor.recommend.render import pip_args as render_pip_args
+from gpudoctor.recommend.render import steps as render_steps
+from gpudoctor.recommend.plan import InstallPlan, Step
 
 # Why no official wheel fits (Recommendation.reason).
 GPU_UNSUPPORTED = "gpu_unsupported"
@@ -19,16 +23,27 @@ PLATFORM_UNSUPPORTED = "platform_unsupported"
 
 @dataclass(frozen=True)
 class Option:
-    """One way forward besides (or instead of) the recommended wheel."""
+    """One way forward besides (or instead of) the recommended wheel: its text, and a plan or other steps."""
 
     text: str
-    commands: Tuple[str, ...] = ()
+    plan: Optional[InstallPlan] = None
+    steps: Tuple[Step, ...] = ()
     confidence: Confidence = C
+
+    def commands_for(self, target: Target = Target()) -> Tuple[str, ...]:
+        """The option's steps, then its plan, as commands for ``target``."""
+        plan = render_plan(self.plan, target) if self.plan is not None else ()
+        return render_steps(self.steps, target) + plan
+
+    @property
+    def commands(self) -> Tuple[str, ...]:
+        """The commands with a bare ``pip``, for a POSIX shell."""
+        return self.commands_for()
 
 
 @dataclass(frozen=True)
 class Recommendation:
-    """What to install, as an exact pip command; or, with ``ok`` False, why nothing official fits and the options."""
+    """What to install, as an install plan; or, with ``ok`` False, why nothing official fits and the options."""
 
     ok: bool
     text: str
@@ -38,8 +53,7 @@ class Recommendation:
     variant: Optional[str] = None  # "cu126"; None for a plain PyPI wheel (macOS)
     cuda: Optional[str] = None  # "12.6"
     index_url: Optional[str] = None
-    pip_args: str = ""  # the arguments after `pip`: "install --force-reinstall torch==... --index-url ..."
-    commands: Tuple[str, ...] = ()  # ("pip install ...",)
+    plan: Optional[InstallPlan] = None  # None when not ok
     confidence: Confidence = C
     # gpu_unsupported | mixed_gpus | driver_too_old | python_unsupported | platform_unsupported
     reason: Optional[str] = None
@@ -47,16 +61,24 @@ class Recommendation:
     notes: Tuple[str, ...] = ()
     sources: Tuple[str, ...] = ()
 
+    @property
+    def pip_args(self) -> str:
+        """The arguments after ``pip`` ("install --force-reinstall torch==... --index-url ..."); "" without a plan."""
+        return render_pip_args(self.plan) if self.plan is not None else ""
+
+    @property
+    def commands(self) -> Tuple[str, ...]:
+        """The plan as commands with a bare ``pip``, for a POSIX shell."""
+        return render_plan(self.plan) if self.plan is not None else ()
+
     def command(self, python: Optional[str] = None) -> str:
         """The POSIX install command for a target interpreter ("/venv/bin/python -m pip install ..."), or plain pip.
 
         ``UnsafeValue`` (gpudoctor.shell) for an interpreter path no quoting makes safe.
         """
-        if not self.pip_args:
+        if self.plan is None:
             return ""
-        if python is None:
-            return f"pip {self.pip_args}"
-        return f"{join([python], Shell.POSIX)} -m pip {self.pip_args}"
+        return render_plan(self.plan, Target(python=python))[-1]
 
 
 def pip_keeps(current_torch: Optional[str], torch: str, variant: Optional[str]) -> bool:
