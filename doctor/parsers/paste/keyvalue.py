@@ -184,6 +184,10 @@ def one_liners(segment: Segment) -> Iterator[Observation]:
         if not any(paths) or i + 1 >= len(lines):
             continue
         out = lines[i + 1]
+        if paths == ["torch.cuda"] and text.lstrip().startswith(">>>") and out.text.lstrip().startswith(">>>"):
+            # the REPL echoes nothing for None: `>>> torch.version.cuda` followed by the next prompt
+            yield observe("torch.cuda_compiled", False, segment, line, "python REPL")
+            continue
         if out.text.lstrip().startswith((">>>", "$", "python", "Traceback")):
             continue
         words = out.text.split()
@@ -193,6 +197,9 @@ def one_liners(segment: Segment) -> Iterator[Observation]:
         if len(words) != len(paths):
             continue
         for path, word in zip(paths, words):
+            if path == "torch.cuda" and word == "None":  # print(torch.version.cuda) of a CPU build
+                yield observe("torch.cuda_compiled", False, segment, out, "python -c")
+                continue
             value = _typed(path, word) if path else None
             if path and value is not None:
                 yield observe(path, value, segment, out, "python -c")
