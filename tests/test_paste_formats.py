@@ -32,3 +32,33 @@ def test_a_pipe_into_findstr_is_a_windows_command() -> None:
     facts = read_paste("> pip list | findstr torch\ntorch      2.2.1+cu118\ntorchvision 0.17.1\n").facts
     assert facts.platform.system == "Windows"
     assert read_paste("$ pip list | grep torch\ntorch 2.2.1+cu118\n").facts.platform.system != "Windows"
+
+
+CONDA_PLAN = """\
+The following NEW packages will be INSTALLED:
+
+  cpu-only           pytorch/linux-64::cpu-only-1.0-0
+  pytorch-nightly    pytorch/linux-64::pytorch-nightly-1.2.0.dev20190805+cpu-py3.7_cpu_0
+"""
+CONDA_UPDATE = """\
+The following packages will be UPDATED:
+
+  pytorch                pytorch::pytorch-1.3.1-py3.7_cuda10.1.243_cudnn7.6.3_0 --> pytorch::pytorch-1.4.0-py3.7_cpu_0
+"""
+
+
+def test_a_conda_install_plan_names_the_torch_it_installs() -> None:
+    paste = read_paste(CONDA_PLAN)
+    assert paste.recognised
+    assert paste.facts.torch.version == "1.2.0.dev20190805+cpu" and paste.facts.torch.cuda_compiled is False
+
+
+def test_a_conda_update_plan_is_read_as_the_new_build() -> None:
+    facts = read_paste(CONDA_UPDATE).facts
+    assert facts.torch.version == "1.4.0" and facts.torch.cuda_compiled is False
+    cuda = read_paste("  pytorch   pytorch::pytorch-1.4.0-py3.7_cpu_0 --> pytorch::pytorch-1.5.0-py3.7_cuda10.2.89_cudnn7.6.5_0\n")
+    assert cuda.facts.torch.version == "1.5.0" and cuda.facts.torch.cuda == "10.2"
+
+
+def test_cpp_scoped_names_are_not_a_conda_plan() -> None:
+    assert not read_paste("  c10::Error   at::native::empty_cuda\n").recognised

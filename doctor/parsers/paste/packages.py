@@ -1,9 +1,9 @@
-"""Parsers for package listings: `pip list`, `pip freeze`, `pip show torch` and `conda list`."""
+"""Parsers for package listings: `pip list`, `pip freeze`, `pip show torch`, `conda list` and conda's install plan."""
 
 from __future__ import annotations
 
 import re
-from typing import Iterator, Optional
+from typing import Iterator, List, Optional
 
 from gpudoctor.facts import Distribution
 from gpudoctor.parsers.collect_env_packages import conda_build_cuda
@@ -15,6 +15,8 @@ _VERSION = r"\d[\w.!+-]*"
 _FREEZE = re.compile(rf"^\s*(?:\[pip\d?\]\s+|-\s+)?({_NAME})\s*==\s*({_VERSION})\s*$")
 _CONDA_EXPORT = re.compile(rf"^\s*-\s+(?:[\w-]+::)?({_NAME})=({_VERSION})=(\S+)\s*$")  # conda env export
 _LIST = re.compile(rf"^\s*({_NAME})\s+({_VERSION})(?:\s+(\S+))?(?:\s+(\S+))?\s*$")
+# conda's plan: "  pytorch   pytorch/linux-64::pytorch-1.4.0-py3.7_cpu_0", or an update "old --> new"
+_PLAN = re.compile(rf"^\s*({_NAME})\s+(?:\S+::)?(\S+?)(?:\s+-->\s+(?:\S+::)?(\S+))?\s*$")
 _SHOW_NAME = re.compile(rf"^\s*Name:\s*({_NAME})\s*$")
 _SHOW_VERSION = re.compile(rf"^\s*Version:\s*({_VERSION})\s*$")
 _RELEVANT = re.compile(
@@ -24,7 +26,7 @@ _RELEVANT = re.compile(
     r"llamafactory|llama[-_]cpp[-_]python|tts|lightning|pytorch-lightning)$",
     re.I,
 )
-_TORCH_NAMES = {"torch": "torch", "pytorch": "torch"}
+_TORCH_NAMES = {"torch": "torch", "pytorch": "torch", "pytorch-nightly": "torch", "torch-nightly": "torch"}
 
 
 def _norm(name: str) -> str:
@@ -76,6 +78,11 @@ def package_lists(segment: Segment) -> Iterator[Observation]:
                     elif cuda:
                         yield observe("torch.cuda", cuda, segment, line, "conda env export")
                 continue
+        if "::" in text or "-->" in text:
+            planned = _plan(text, segment, line)
+            if planned is not None:
+                yield from planned
+                continue
         if text.lstrip().startswith(("Name:", "Version:")):
             m = _SHOW_NAME.match(text)
             if m:
@@ -98,3 +105,23 @@ def package_lists(segment: Segment) -> Iterator[Observation]:
                 yield observe("torch.cuda_compiled", False, segment, line, "conda list")
             elif cuda:
                 yield observe("torch.cuda", cuda, segment, line, "conda list")
+
+
+def _plan(text: str, segment: Segment, line: Line) -> Optional[List[Observation]]:
+    """One package of conda's "will be INSTALLED / UPDATED" plan, as the version and build it will have."""
+    m = _PLAN.match(text)
+    if not m:
+        return None
+    name, spec = m.group(1), m.group(3) or m.group(2)
+    if spec.startswith(name + "-"):
+        spec = spec[len(name) + 1:]
+    version, _, build = spec.rpartition("-")
+    if not re.fullmatch(_VERSION, version) or not build:
+        return None
+    out = list(_dist(name, version, segment, line, "conda plan"))
+    cuda = conda_build_cuda(build) if _TORCH_NAMES.get(_norm(name)) == "torch" else None
+    if cuda == "cpu" or _norm(name) in ("cpuonly", "cpu-only"):
+        out.append(observe("torch.cuda_compiled", False, segment, line, "conda plan"))
+    elif cuda:
+        out.append(observe("torch.cuda", cuda, segment, line, "conda plan"))
+    return out
