@@ -15,8 +15,7 @@ _VERSION = r"\d[\w.!+-]*"
 _FREEZE = re.compile(rf"^\s*(?:\[pip\d?\]\s+|-\s+)?({_NAME})\s*==\s*({_VERSION})\s*$")
 _CONDA_EXPORT = re.compile(rf"^\s*-\s+(?:[\w-]+::)?({_NAME})=({_VERSION})=(\S+)\s*$")  # conda env export
 _LIST = re.compile(rf"^\s*({_NAME})\s+({_VERSION})(?:\s+(\S+))?(?:\s+(\S+))?\s*$")
-# conda's plan: "  pytorch   pytorch/linux-64::pytorch-1.4.0-py3.7_cpu_0", or an update "old --> new"
-_PLAN = re.compile(rf"^\s*({_NAME})\s+(?:\S+::)?(\S+?)(?:\s+-->\s+(?:\S+::)?(\S+))?\s*$")
+_PLAN_NAME = re.compile(rf"^{_NAME}$")
 _SHOW_NAME = re.compile(rf"^\s*Name:\s*({_NAME})\s*$")
 _SHOW_VERSION = re.compile(rf"^\s*Version:\s*({_VERSION})\s*$")
 _RELEVANT = re.compile(
@@ -108,11 +107,14 @@ def package_lists(segment: Segment) -> Iterator[Observation]:
 
 
 def _plan(text: str, segment: Segment, line: Line) -> Optional[List[Observation]]:
-    """One package of conda's "will be INSTALLED / UPDATED" plan, as the version and build it will have."""
-    m = _PLAN.match(text)
-    if not m:
+    """One package of conda's "will be INSTALLED / UPDATED" plan ("pytorch  pytorch/linux-64::pytorch-1.4.0-py3.7_cpu_0"),
+    as the version and build it will have."""
+    words = text.split()  # "name  channel::name-version-build", or an update "name  old --> new"
+    if len(words) == 4 and words[2] == "-->":
+        words = [words[0], words[3]]
+    if len(words) != 2 or not _PLAN_NAME.match(words[0]):
         return None
-    name, spec = m.group(1), m.group(3) or m.group(2)
+    name, spec = words[0], words[1].rpartition("::")[2]
     if spec.startswith(name + "-"):
         spec = spec[len(name) + 1:]
     version, _, build = spec.rpartition("-")
