@@ -307,6 +307,9 @@ def driver(facts: Facts) -> Iterator[Finding]:
         requirement = compat.driver_requirement(torch.cuda, facts.platform.system)
         needs = f", needs >= {requirement.minimum}" if requirement and requirement.minimum else ""
         runs = f"; new enough for torch {torch.version} (CUDA {torch.cuda}{needs})"
+        if requirement is None:  # no table covers that CUDA: say so rather than vouch for the driver
+            runs = (f"; whether it is new enough for torch {torch.version} (CUDA {torch.cuda}) is not known: "
+                    "gpudoctor's driver tables start at CUDA 10.0")
     yield Finding(
         code="driver.ok",
         severity=Severity.INFO,

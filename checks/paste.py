@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Callable, Dict, Iterator, Optional, Tuple
 
 from gpudoctor.checks.paste_causes import CAUSES, REINSTALL
+from gpudoctor.checks.paste_layers import kernel_layer, torch_serves_every_gpu
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, skip
-
-
 
 
 def _gpu_cc_known(facts: Facts) -> bool:
@@ -24,7 +23,7 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
     "error-999": lambda f: True,
     "nvml-mismatch": lambda f: True,
     "torch-not-installed": lambda f: True,
-    "no-kernel-image": _gpu_cc_known,
+    "no-kernel-image": lambda f: _gpu_cc_known(f) and not torch_serves_every_gpu(f),
     "sm-incompatible": _gpu_cc_known,
     "driver-too-old": lambda f: bool(f.torch.cuda and (f.driver.version or f.driver.cuda_version)),
     "driver-insufficient": lambda f: bool(f.torch.cuda and (f.driver.version or f.driver.cuda_version)),
@@ -83,6 +82,9 @@ def errors(facts: Facts) -> Iterator[Finding]:
         cause = CAUSES.get(code)
         covered = COVERED.get(code)
         if cause is None or (covered is not None and covered(facts)):
+            continue
+        if code == "no-kernel-image" and torch_serves_every_gpu(facts):
+            yield kernel_layer(facts, quoted(facts, code))
             continue
         if code in _CUDA_ONLY and facts.platform.system == "Darwin":
             if mac_said:

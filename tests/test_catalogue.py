@@ -11,7 +11,7 @@ PROMISED = [
     "driver.fabric-manager", "driver.uvm", "driver.nouveau", "devices.order", "devices.mig",
     "gpu.exclusive-mode", "gpu.memory-held", "gpu.ecc", "gpu.throttled", "gpu.pcie-link", "env.cuda-vars",
     "libs.shadowed", "libs.mixed-cuda-majors", "libs.missing", "libs.wrong-version",
-    "packages.duplicate-torch", "packages.torchaudio-mismatch", "packages.unreleased-combination",
+    "packages.duplicate-torch", "packages.torchaudio-mismatch", "packages.unreleased-combination", "packages.kernel-pins",
     "toolkit.mismatch", "windows.dll-load-failed", "platform.wsl", "platform.container", "platform.macos",
     "platform.no-nvidia-gpu", "torch.rocm-build-on-nvidia", "torch.cuda-build-on-amd", "paste.errors", "paste.xid", "paste.environments",
     "verify.worker", "verify.smoke", "verify.parity", "verify.learning", "verify.speedup", "verify.bench",

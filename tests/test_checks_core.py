@@ -322,6 +322,19 @@ def test_driver_passes_with_a_note_when_it_runs_torch() -> None:
     ),))
 
 
+def test_driver_is_not_vouched_for_when_no_table_covers_torchs_cuda() -> None:
+    facts = scenario("healthy-h100")
+    facts = dataclasses.replace(
+        facts,
+        torch=dataclasses.replace(facts.torch, version="1.0.0", cuda="9.0"),
+        driver=dataclasses.replace(facts.driver, version="375.26", cuda_version=None, kernel_module_version="375.26"),
+    )
+    result = run(driver.driver, facts)
+    assert [f.code for f in result.findings] == ["driver.ok"]
+    assert "new enough" not in result.findings[0].summary.replace("whether it is new enough", "")
+    assert "not known" in result.findings[0].summary
+
+
 def test_driver_missing_in_a_container_on_a_gpu_host() -> None:
     facts = replace(scenario("torchvision-nms"), extra=(("nvidia_pci", "0000:3b:00.0 10de:2330 0302"),),
                     platform=replace(scenario("torchvision-nms").platform, container="docker"))

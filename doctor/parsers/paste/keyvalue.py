@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterator, List, Optional, Tuple
 
+from gpudoctor.facts import Distribution
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Line, Segment
 
@@ -15,6 +16,9 @@ _BOOL = {"true": True, "yes": True, "false": False, "no": False}
 _YOLO = re.compile(r"Python-[\d.]+\s+torch-(\d[\w.+]*)(?:\s+(?:CUDA:(\d+)\s+\(([^,()]+),\s*(\d+)MiB\)|CPU|MPS))?")
 _COMFY_DEVICE = re.compile(r"^\s*Device:\s*cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
 _GPU_KEY = re.compile(r"^gpu ?\d+(?:,\d+)*$")  # SGLang's "GPU 0,1: NVIDIA H100"
+# libraries with GPU kernels of their own, as SGLang's check_env and vLLM's collect_env name them: "sgl_kernel: 0.4.2"
+_KERNEL_PACKAGE = re.compile(r"^(vllm|sglang|sgl[_-]kernel|flashinfer(?:[_-]python)?|xformers|flash[_-]attn|bitsandbytes|"
+                             r"triton|deepspeed|mmcv(?:[_-]full)?|detectron2)(?: version)?$")
 _COMFY_NAME = re.compile(r"^cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
 _UUID = re.compile(r"\s*\(UUID:[^)]*\)")
 _SPACES = re.compile(r"\s+")
@@ -138,6 +142,12 @@ def key_values(segment: Segment) -> Iterator[Observation]:
                 if path:
                     yield from _value(path, m.group(2), segment, line)
                     continue
+                package = _KERNEL_PACKAGE.match(key)
+                version = re.match(r"v?(\d+(?:\.\w+)+)", m.group(2).strip("` "))
+                if package and version:
+                    dist = Distribution(name=package.group(1).replace("_", "-"), version=version.group(1))
+                    yield observe("packages", dist, segment, line, "env report")
+                    continue
             m = _COMFY_DEVICE.match(text)
             if m:
                 yield observe("gpus", (int(m.group(1)), m.group(2)), segment, line, "ComfyUI log")
@@ -184,6 +194,10 @@ def one_liners(segment: Segment) -> Iterator[Observation]:
         if not any(paths) or i + 1 >= len(lines):
             continue
         out = lines[i + 1]
+        if paths == ["torch.cuda"] and text.lstrip().startswith(">>>") and out.text.lstrip().startswith(">>>"):
+            # the REPL echoes nothing for None: `>>> torch.version.cuda` followed by the next prompt
+            yield observe("torch.cuda_compiled", False, segment, line, "python REPL")
+            continue
         if out.text.lstrip().startswith((">>>", "$", "python", "Traceback")):
             continue
         words = out.text.split()
@@ -193,6 +207,9 @@ def one_liners(segment: Segment) -> Iterator[Observation]:
         if len(words) != len(paths):
             continue
         for path, word in zip(paths, words):
+            if path == "torch.cuda" and word == "None":  # print(torch.version.cuda) of a CPU build
+                yield observe("torch.cuda_compiled", False, segment, out, "python -c")
+                continue
             value = _typed(path, word) if path else None
             if path and value is not None:
                 yield observe(path, value, segment, out, "python -c")

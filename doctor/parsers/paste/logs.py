@@ -16,6 +16,8 @@ _INLINE = re.compile(
     r"(?![\w.-]*-cp\d)",
     re.I,
 )
+# a command that asks for a torch ("pip install torch==2.1.0+cu121") names what is wanted, not what is installed
+_INSTALL_COMMAND = re.compile(r"\b(?:pip3?|uv pip|conda|mamba|micromamba)\s+install\b", re.I)
 _SATISFIED = re.compile(r"Requirement already satisfied: torch(?:==\S+)? in \S.*\((\d+\.\d+[\w.+]*)\)\s*$")
 
 
@@ -31,5 +33,5 @@ def launcher_versions(segment: Segment) -> Iterator[Observation]:
                 yield observe("torch.version", m.group(1), segment, line, "pip")
             continue
         m = _INLINE.search(text)
-        if m:
+        if m and not _INSTALL_COMMAND.search(text[:m.start()]):
             yield observe("torch.version", m.group(1), segment, line, "launcher log")

@@ -1,9 +1,9 @@
-"""Parsers for package listings: `pip list`, `pip freeze`, `pip show torch` and `conda list`."""
+"""Parsers for package listings: `pip list`, `pip freeze`, `pip show torch`, `conda list` and conda's install plan."""
 
 from __future__ import annotations
 
 import re
-from typing import Iterator, Optional
+from typing import Iterator, List, Optional
 
 from gpudoctor.facts import Distribution
 from gpudoctor.installers import Installer
@@ -16,6 +16,7 @@ _VERSION = r"\d[\w.!+-]*"
 _FREEZE = re.compile(rf"^\s*(?:\[pip\d?\]\s+|-\s+)?({_NAME})\s*==\s*({_VERSION})\s*$")
 _CONDA_EXPORT = re.compile(rf"^\s*-\s+(?:[\w-]+::)?({_NAME})=({_VERSION})=(\S+)\s*$")  # conda env export
 _LIST = re.compile(rf"^\s*({_NAME})\s+({_VERSION})(?:\s+(\S+))?(?:\s+(\S+))?\s*$")
+_PLAN_NAME = re.compile(rf"^{_NAME}$")
 _SHOW_NAME = re.compile(rf"^\s*Name:\s*({_NAME})\s*$")
 _SHOW_VERSION = re.compile(rf"^\s*Version:\s*({_VERSION})\s*$")
 _RELEVANT = re.compile(
@@ -25,7 +26,7 @@ _RELEVANT = re.compile(
     r"llamafactory|llama[-_]cpp[-_]python|tts|lightning|pytorch-lightning)$",
     re.I,
 )
-_TORCH_NAMES = {"torch": "torch", "pytorch": "torch"}
+_TORCH_NAMES = {"torch": "torch", "pytorch": "torch", "pytorch-nightly": "torch", "torch-nightly": "torch"}
 
 
 def _norm(name: str) -> str:
@@ -86,6 +87,11 @@ def package_lists(segment: Segment) -> Iterator[Observation]:
                     elif cuda:
                         yield observe("torch.cuda", cuda, segment, line, "conda env export")
                 continue
+        if "::" in text or "-->" in text:
+            planned = _plan(text, segment, line)
+            if planned is not None:
+                yield from planned
+                continue
         if text.lstrip().startswith(("Name:", "Version:")):
             m = _SHOW_NAME.match(text)
             if m:
@@ -110,3 +116,26 @@ def package_lists(segment: Segment) -> Iterator[Observation]:
                 yield observe("torch.cuda_compiled", False, segment, line, "conda list")
             elif cuda:
                 yield observe("torch.cuda", cuda, segment, line, "conda list")
+
+
+def _plan(text: str, segment: Segment, line: Line) -> Optional[List[Observation]]:
+    """One package of conda's "will be INSTALLED / UPDATED" plan ("pytorch  pytorch/linux-64::pytorch-1.4.0-py3.7_cpu_0"),
+    as the version and build it will have."""
+    words = text.split()  # "name  channel::name-version-build", or an update "name  old --> new"
+    if len(words) == 4 and words[2] == "-->":
+        words = [words[0], words[3]]
+    if len(words) != 2 or not _PLAN_NAME.match(words[0]):
+        return None
+    name, spec = words[0], words[1].rpartition("::")[2]
+    if spec.startswith(name + "-"):
+        spec = spec[len(name) + 1:]
+    version, _, build = spec.rpartition("-")
+    if not re.fullmatch(_VERSION, version) or not build:
+        return None
+    out = list(_dist(name, version, segment, line, "conda plan"))
+    cuda = conda_build_cuda(build) if _TORCH_NAMES.get(_norm(name)) == "torch" else None
+    if cuda == "cpu" or _norm(name) in ("cpuonly", "cpu-only"):
+        out.append(observe("torch.cuda_compiled", False, segment, line, "conda plan"))
+    elif cuda:
+        out.append(observe("torch.cuda", cuda, segment, line, "conda plan"))
+    return out

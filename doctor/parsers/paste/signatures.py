@@ -111,7 +111,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "Docker has no GPU runtime: the NVIDIA Container Toolkit is not installed or not configured"),
     _s(Sig.INVALID_ORDINAL, "invalid device ordinal", r"invalid device ordinal",
        "the code asks for a GPU index that this process cannot see (CUDA_VISIBLE_DEVICES or the device count)"),
-    _s(Sig.TORCHVISION_NMS, "torchvision::", r"(?:operator torchvision::nms does not exist|No such operator torchvision::\w+)",
+    _s(Sig.TORCHVISION_NMS, "torchvision::", r"(?:operator torchvision::nms does not exist|No such operator torchvision::\w+|"
+       r"Could not run 'torchvision::\w+' with arguments from the 'CUDA' backend)",
        "torchvision was built for a different torch", "torchvision.import_error"),
     _s(Sig.FLASH_ATTN_ARCH, "flashattention only supports", r"FlashAttention only supports Ampere GPUs or newer",
        "flash-attn refuses this GPU: its kernels need Ampere (sm_80) or newer; torch itself works"),
@@ -133,7 +134,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDNN_MISSING, "libcudnn", r"libcudnn[\w.-]*\.so[\w.]*: cannot open shared object file",
        "torch cannot find its cuDNN library (the nvidia-cudnn wheel is missing or not on the search path)", IMPORT),
     _s(Sig.LIBCUDA_MISSING, "libcuda.so", r"libcuda\.so[\w.]*(?::| ) ?(?:cannot open shared object file|not found)|"
-       r"Could not load library libcuda\.so",
+       r"Could not load library libcuda\.so|(?:Failed|Unable) to dlopen libcuda\.so",
        "the driver library libcuda.so is not on the loader's path (under WSL it lives in /usr/lib/wsl/lib)", INIT),
     _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl)[\w-]*\.so[\w.]*: cannot open shared object file",
        "a CUDA library torch needs cannot be found", IMPORT),

@@ -119,6 +119,7 @@ def arch_list(segment: Segment) -> Iterator[Observation]:
 
 
 _WINDOWS_PATH = re.compile(r"\b[A-Za-z]:\\(?:[^\\\s]+\\)*(?:site-packages|Python\d*|Program Files)", re.I)
+_FINDSTR = re.compile(r"\|\s*findstr\b", re.I)  # a pipe into findstr: only cmd.exe has it
 _WSL = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/lib|\bWSL ?2\b", re.I)
 _DOCKER = re.compile(r"^\s*(?:\$\s*|sudo\s+)?(?:docker|podman)\s+(?:run|compose|exec)\b|^\s*FROM\s+\S*(?:nvidia|pytorch|cuda)\S*", re.I)
 _LINUX_PATH = re.compile(r"(?:^|[\s\"'(])/(?:usr|home|opt|root|data|workspace|mnt|content)/\S*(?:site|dist)-packages/")
@@ -159,6 +160,8 @@ def platform_hints(segment: Segment) -> Iterator[Observation]:
         text = line.text
         if ":\\" in text and _WINDOWS_PATH.search(text):
             yield observe("platform.system", "Windows", segment, line, "a Windows path")
+        elif "findstr" in text and _FINDSTR.search(text):
+            yield observe("platform.system", "Windows", segment, line, "a Windows command")
         elif ("wsl" in text or "WSL" in text) and _WSL.search(text):
             yield observe("platform.system", "Linux", segment, line, "WSL")
             yield observe("platform.wsl", 2, segment, line, "WSL")
