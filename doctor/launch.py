@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence
 
 import gpudoctor.trainers as _trainers
-from gpudoctor.procs import crashed, ending, kill_tree
+from gpudoctor.probes.process import crashed, ending, kill_tree
 from gpudoctor.trainers.protocol import DONE, FATAL, STAGE
 
 # The worker is run by path; its package holds no torch import at the top, so finding it imports nothing heavy.

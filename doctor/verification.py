@@ -115,13 +115,10 @@ _MIG_LINE = re.compile(r"^\s*MIG\s.*\(UUID:\s*(MIG-[0-9A-Za-z/\-]{1,80})\)\s*$")
 
 def list_mig_instances() -> List[str]:
     """The UUIDs of every MIG instance, from ``nvidia-smi -L``; empty when it cannot be run."""
-    import subprocess
+    from gpudoctor.probes.command import run_command
 
-    try:
-        done = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return []
-    return mig_uuids(done.stdout)
+    done = run_command(["nvidia-smi", "-L"], timeout=20)
+    return [] if done.error else mig_uuids(done.stdout)
 
 
 def mig_uuids(text: str) -> List[str]:
