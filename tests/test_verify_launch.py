@@ -79,7 +79,7 @@ def test_an_interpreter_that_cannot_start() -> None:
     outcome = launch.run(["/nonexistent/python3"], 5.0, lambda r: None)
     assert outcome.failure_kind() == "start"
     assert outcome.failure() == (
-        "failed: /nonexistent/python3 cannot be started: [Errno 2] No such file or directory: '/nonexistent/python3'"
+        "failed: /nonexistent/python3 cannot be started: No such file or directory"
     )
 
 
