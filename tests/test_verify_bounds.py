@@ -7,7 +7,7 @@ import sys
 import textwrap
 
 import pytest
-from gpudoctor import launch
+from gpudoctor.probes.verify import launch
 
 STAGE = '{"event": "stage", "stage": "train", "device": "cuda:0", "model": "fnn"}'
 
@@ -21,7 +21,7 @@ def test_an_endless_worker_is_stopped_at_the_cap_under_a_memory_limit(shell: str
     program = textwrap.dedent(f"""
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (768 * 1024 * 1024, 768 * 1024 * 1024))
-        from gpudoctor import launch
+        from gpudoctor.probes.verify import launch
         outcome = launch.run(["/bin/sh", "-c", {shell!r}], 3600, lambda record: None)
         print(outcome.failure_kind(), len(outcome.garbage), sum(len(g) for g in outcome.garbage) <= 2000)
         print(outcome.failure())
@@ -42,7 +42,7 @@ WRONG = ([1], {"a": 1}, "text", True, float("nan"), 10**30, None)
 
 
 def test_wrong_typed_worker_records_never_break_the_progress_view() -> None:
-    from gpudoctor import progress
+    from gpudoctor.render import progress
 
     base = [
         {"event": "hello", "torch": "2.6.0", "python": "3.11", "cuda_available": True,
@@ -61,7 +61,7 @@ def test_wrong_typed_worker_records_never_break_the_progress_view() -> None:
 
 @pytest.mark.parametrize("wrong", WRONG)
 def test_wrong_typed_device_lists_from_a_worker_are_dropped(wrong: object) -> None:
-    from gpudoctor import verification as verify
+    from gpudoctor.probes.verify import runner as verify
 
     outcome = launch.Outcome(records=[
         {"event": "smoke", "device": "cuda:0", "ok": True},
@@ -74,7 +74,7 @@ def test_wrong_typed_device_lists_from_a_worker_are_dropped(wrong: object) -> No
 
 
 def test_a_wrong_typed_field_of_a_device_is_dropped_and_named_and_the_rest_kept() -> None:
-    from gpudoctor import verification
+    from gpudoctor.probes.verify import runner as verification
 
     outcome = launch.Outcome(records=[
         {"event": "smoke", "device": "cuda:0", "ok": True, "step": 7},

@@ -11,15 +11,14 @@ from pathlib import Path
 from typing import Callable, List, Mapping, Optional, Sequence
 
 import gpudoctor.trainers as _trainers
-from gpudoctor.probes import process
 from gpudoctor.probes.jsonlines import Record, read_record
-from gpudoctor.probes.process import crashed, ending
+from gpudoctor.probes.process import MIB, crashed, ending, stream
 from gpudoctor.trainers.protocol import DONE, FATAL, STAGE
 
 # The worker is run by path; its package holds no torch import at the top, so finding it imports nothing heavy.
 WORKER = Path(_trainers.__file__).resolve().parent / "worker.py"
-OUTPUT_CAP = 16 * process.MIB  # bytes per stream; a run prints a few hundred records
-LINE_CAP = process.MIB  # bytes per line read; a longer line arrives in pieces, none of them a record
+OUTPUT_CAP = 16 * MIB  # bytes per stream; a run prints a few hundred records
+LINE_CAP = MIB  # bytes per line read; a longer line arrives in pieces, none of them a record
 GARBAGE_KEPT = 10
 TAIL_LINE = 4096  # characters of a stderr line that its last words may come from
 _LINE_END = re.compile(r"\r\n?|\n")
@@ -77,7 +76,7 @@ class Outcome:
             return None
         fatal = self.first(FATAL)
         if self.overflowed:
-            return f"printed more than {OUTPUT_CAP // (1024 * 1024)} MiB of output and was stopped{where_stage(self)}"
+            return f"printed more than {OUTPUT_CAP // MIB} MiB of output and was stopped{where_stage(self)}"
         if fatal is not None and not self.timed_out:
             return f"failed: {fatal.get('error') or 'no reason given'}"
         where = f" during {self.last_stage}" if self.last_stage else ""
@@ -116,7 +115,7 @@ def run(
         records.append(record)
         on_record(record)
 
-    done = process.stream(argv, timeout, on_line, OUTPUT_CAP, LINE_CAP, env=env)
+    done = stream(argv, timeout, on_line, OUTPUT_CAP, LINE_CAP, env=env)
     if done.start_error:
         records.append({"event": FATAL, "kind": "start", "error": f"{argv[0]} cannot be started: {done.start_error}"})
     return Outcome(records, done.returncode, done.timed_out, done.overflowed, garbage, done.stderr, timeout)

@@ -1,4 +1,4 @@
-"""``gpudoctor verify``: runs the training workers on each GPU and on the CPU, shows progress, returns their facts."""
+"""``gpudoctor verify``: runs the training workers on each GPU and on the CPU, reports progress, returns their facts."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from gpudoctor.facts import Facts, FactsError
-from gpudoctor import fetch, launch
+from gpudoctor.probes.verify import fetch, launch
+from gpudoctor.probes.verify.progress import QUIET, Progress
 from gpudoctor.trainers.protocol import BENCH, FATAL, HELLO, PARITY, RUN, SMOKE, STAGE
 from gpudoctor.trainers.recipes import DATASETS, DEFAULT_EPOCHS
 from gpudoctor.verify_facts import VerifyFacts
@@ -40,7 +41,7 @@ def run_verify(
     data_dir: Optional[str],
     epochs: Optional[int],
     timeout: float,
-    progress: bool,
+    progress: Progress = QUIET,
     *,
     cpu_seconds: float = DEFAULT_CPU_SECONDS,
     cpu_steps: Optional[int] = None,
@@ -53,8 +54,9 @@ def run_verify(
 ) -> VerifyFacts:
     """Verify the first GPU (or ``device``, or every GPU) and the CPU baseline; raise VerifyInputError for bad input.
 
-    ``timeout`` limits each worker process; ``cpu_seconds`` is the CPU baseline's training time per model, or
-    ``cpu_steps`` its number of training steps (then what the baseline trains does not depend on the CPU's speed).
+    ``progress`` is shown what happens as it happens (the downloads, each worker record); ``timeout`` limits each
+    worker process; ``cpu_seconds`` is the CPU baseline's training time per model, or ``cpu_steps`` its number of
+    training steps (then what the baseline trains does not depend on the CPU's speed).
     """
     dataset, folder = _folder(dataset)
     target = _check(dataset, device, all_devices, epochs, timeout)
@@ -78,10 +80,8 @@ def run_verify(
             common += [flag, str(value)]
     if not bench:
         common.append("--no-bench")
-    from gpudoctor.progress import View
-
     done: List[Tuple[_Job, launch.Outcome]] = []
-    with View(progress) as view:
+    with progress.workers() as view:
 
         def start(job: _Job) -> launch.Outcome:
             argv = [exe, str(launch.WORKER), "--device", job.device] + common
@@ -203,12 +203,10 @@ def _interpreter(python: Optional[str]) -> str:
     return found
 
 
-def _prepare_data(dataset: str, data_dir: Optional[str], progress: bool) -> str:
-    from gpudoctor.progress import download_progress
-
+def _prepare_data(dataset: str, data_dir: Optional[str], progress: Progress) -> str:
     root = fetch.resolve_root(dataset, data_dir)
     try:
-        with download_progress(progress) as report:
+        with progress.downloads() as report:
             fetch.ensure(dataset, root, report)
     except fetch.DataUnavailable as exc:
         raise VerifyInputError(str(exc)) from None
