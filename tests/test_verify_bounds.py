@@ -61,20 +61,20 @@ def test_wrong_typed_worker_records_never_break_the_progress_view() -> None:
 
 @pytest.mark.parametrize("wrong", WRONG)
 def test_wrong_typed_device_lists_from_a_worker_are_dropped(wrong: object) -> None:
-    from gpudoctor.probes.verify import runner as verify
+    from gpudoctor.probes.verify import assemble
 
     outcome = launch.Outcome(records=[
         {"event": "smoke", "device": "cuda:0", "ok": True},
         {"event": "bench", "matmul": wrong, "copies": [wrong]},
         {"event": "done"},
     ])
-    section = verify._device_section(outcome, {"event": "hello", "devices": wrong}, verify._Job("cuda:0", "cuda:0"))
+    section = assemble.device_section(outcome, {"event": "hello", "devices": wrong}, assemble.Job("cuda:0", "cuda:0"))
     assert section is not None and section["device"] == "cuda:0"
     assert section["matmul"] == [] and all(isinstance(c, dict) for c in section["copies"])
 
 
 def test_a_wrong_typed_field_of_a_device_is_dropped_and_named_and_the_rest_kept() -> None:
-    from gpudoctor.probes.verify import runner as verification
+    from gpudoctor.probes.verify import assemble
 
     outcome = launch.Outcome(records=[
         {"event": "smoke", "device": "cuda:0", "ok": True, "step": 7},
@@ -82,9 +82,9 @@ def test_a_wrong_typed_field_of_a_device_is_dropped_and_named_and_the_rest_kept(
         {"event": "done"},
     ])
     hello = {"event": "hello", "devices": [{"device": "cuda:0", "name": "NVIDIA H100", "sm_count": "many"}]}
-    section = verification._device_section(outcome, hello, verification._Job("cuda:0", "cuda:0"))
+    section = assemble.device_section(outcome, hello, assemble.Job("cuda:0", "cuda:0"))
     assert section is not None
     assert section["error"] == "the worker sent sm_count, smoke_step with the wrong type; dropped"
     assert (section["name"], section["smoke_ok"], len(section["matmul"])) == ("NVIDIA H100", True, 1)
     assert "sm_count" not in section and "smoke_step" not in section
-    assert verification._valid({"devices": [section]})
+    assert assemble.valid({"devices": [section]})
