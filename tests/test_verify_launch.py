@@ -182,3 +182,11 @@ def test_the_probe_shows_its_progress_to_the_view_it_is_given(tmp_path: Path) ->
     run_verify(str(fake), "synthetic", None, False, None, 1, 600.0, recorder)
     assert recorder.seen == ["workers", "hello", ("cuda:0", "exited with status 3 before finishing"), "hello",
                              "done", ("cpu", None), "workers done"]
+
+
+def test_only_the_end_of_stderr_is_kept_and_its_last_words_come_from_there() -> None:
+    outcome = run("import sys; sys.stderr.write(''.join('noise %d\\n' % i for i in range(5000)) + 'x' * 9000); "
+                  "sys.exit(3)")
+    assert len(outcome.stderr_tail) == launch.TAIL_LINES and outcome.stderr_tail[-2] == "noise 4999"
+    assert outcome.failure() == "exited with status 3 before finishing; its last words: " + "x" * 300
+    assert len(outcome.stderr_tail[-1]) == launch.TAIL_LINE

@@ -20,7 +20,8 @@ WORKER = Path(_trainers.__file__).resolve().parent / "worker.py"
 OUTPUT_CAP = 16 * MIB  # bytes per stream; a run prints a few hundred records
 LINE_CAP = MIB  # bytes per line read; a longer line arrives in pieces, none of them a record
 GARBAGE_KEPT = 10
-TAIL_LINE = 4096  # characters of a stderr line that its last words may come from
+TAIL_LINE = 4096  # characters kept of one stderr line
+TAIL_LINES = 40  # stderr lines kept, the last ones: only its end is ever shown
 _LINE_END = re.compile(r"\r\n?|\n")
 
 
@@ -33,7 +34,7 @@ class Outcome:
     timed_out: bool = False
     overflowed: bool = False
     garbage: List[str] = field(default_factory=list)
-    stderr: str = ""
+    stderr_tail: List[str] = field(default_factory=list)
     timeout: float = 0.0
 
     def events(self, name: str) -> List[Record]:
@@ -91,8 +92,7 @@ class Outcome:
         return f"exited with status {rc} before finishing{where}{self._stderr_hint()}"
 
     def _stderr_hint(self) -> str:
-        lines = [line[-TAIL_LINE:].strip() for line in _LINE_END.split(self.stderr)]
-        lines = [line for line in lines if line]
+        lines = [line.strip() for line in self.stderr_tail if line.strip()]
         return f"; its last words: {lines[-1][:300]}" if lines else ""
 
 
@@ -118,7 +118,8 @@ def run(
     done = stream(argv, timeout, on_line, OUTPUT_CAP, LINE_CAP, env=env)
     if done.start_error:
         records.append({"event": FATAL, "kind": "start", "error": f"{argv[0]} cannot be started: {done.start_error}"})
-    return Outcome(records, done.returncode, done.timed_out, done.overflowed, garbage, done.stderr, timeout)
+    tail = [line[-TAIL_LINE:] for line in _LINE_END.split(done.stderr)[-TAIL_LINES:]]
+    return Outcome(records, done.returncode, done.timed_out, done.overflowed, garbage, tail, timeout)
 
 
 def where_stage(outcome: Outcome) -> str:
