@@ -21,7 +21,7 @@ from typing import Any, Optional, Tuple
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from gpudoctor import fetch
+from gpudoctor.probes.verify import fetch
 from gpudoctor.trainers import data, loop, models, recipes
 
 
@@ -116,11 +116,11 @@ def main(argv: Optional[list] = None) -> int:
     print(f"  ratio: {run['samples_per_s'] / seed_rate:.1f}x")
 
     if args.verify:
-        from gpudoctor.verification import run_verify
+        from gpudoctor.probes.verify.runner import run_verify
 
         start = time.perf_counter()
         result = run_verify(
-            None, args.dataset, args.device if device.type == "cuda" else None, False, args.data_dir, None, 600.0, False
+            None, args.dataset, args.device if device.type == "cuda" else None, False, args.data_dir, None, 600.0
         )
         print(
             f"  gpudoctor verify --train {args.dataset}: {time.perf_counter() - start:.1f} s "

@@ -226,14 +226,14 @@ def verify(dataset: str = "synthetic", *, device: Optional[str] = None, all_devi
            timeout: float = 1800.0, select: Sequence[str] = (), ignore: Sequence[str] = (), plugins: bool = True,
            redact: bool = False, verbose: bool = False) -> Diagnosis:
     """Train the reference models on the GPU and the CPU (each in a child process) and run every check."""
-    from gpudoctor import verification as verifier
+    from gpudoctor.probes.verify import runner as verifier
 
     if device and all_devices:
         raise ValueError("device and all_devices cannot be used together")
     _catalogue(select, ignore, plugins)
     collected = _collect(python, 60.0)
     result = verifier.run_verify(python=python, dataset=dataset, device=device, all_devices=all_devices,
-                                 data_dir=data_dir, epochs=epochs, timeout=timeout, progress=False)
+                                 data_dir=data_dir, epochs=epochs, timeout=timeout)
     return _run(dataclasses.replace(collected, verify=result), select, ignore, plugins, redact, verbose)
 
 

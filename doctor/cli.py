@@ -27,7 +27,7 @@ _USER_ERRORS = (
     ("gpudoctor.cli", "UserError"),
     ("gpudoctor.parsers.report", "InputError"),
     ("gpudoctor.probes", "PythonError"),
-    ("gpudoctor.verification", "VerifyInputError"),
+    ("gpudoctor.probes.verify.runner", "VerifyInputError"),
     ("gpudoctor.facts", "FactsError"),
     ("gpudoctor.render.console", "OutputError"),
     ("gpudoctor.examples", "UnknownExample"),
@@ -372,13 +372,15 @@ def verify(dataset: str, device: Optional[str], all_devices: bool, data_dir: Opt
     if dataset not in DATASETS[:-1] and not dataset.startswith("folder:"):
         raise UserError(f"--train {dataset}: choose one of {', '.join(DATASETS)}")
     catalogue = _prepare(**opts)
-    from gpudoctor import verification as verifier
+    from gpudoctor.probes.verify import runner as verifier
+    from gpudoctor.probes.verify.progress import QUIET
     from gpudoctor.render.console import interactive
+    from gpudoctor.render.progress import VerifyProgress
 
     collected = _collect(python, 60.0)
     result = verifier.run_verify(python=python, dataset=dataset, device=device, all_devices=all_devices,
                                  data_dir=data_dir, epochs=epochs, timeout=timeout,
-                                 progress=interactive(sys.stderr))
+                                 progress=VerifyProgress() if interactive(sys.stderr) else QUIET)
     return _finish(dataclasses.replace(collected, verify=result), catalogue, **opts)
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-import subprocess
 import sys
 from typing import Any, Callable, List, Optional, Tuple, Type, TypeVar
 
@@ -19,6 +18,7 @@ INSTALL_HINT = ("gpudoctor mcp needs the Model Context Protocol SDK (Python 3.10
 FORMATS = ("text", "markdown", "json")
 F = TypeVar("F", bound=Callable[..., Any])
 LINT_TIMEOUT = 120.0
+LINT_OUTPUT_CAP = 64 * 1024 * 1024  # per stream; the findings of a large tree are a few MiB of JSON
 INSTRUCTIONS = (
     "gpudoctor diagnoses why PyTorch does not use an NVIDIA GPU. Call `check` to examine this machine "
     "(or `python` for another interpreter's environment), `diagnose` for a report, facts file or "
@@ -166,10 +166,15 @@ def run_lint(paths: List[str], select: List[str]) -> str:
     for pattern in select:
         argv += ["--select", pattern]
     argv += ["--", *paths]
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=LINT_TIMEOUT, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"gpudoctor lint did not finish within {LINT_TIMEOUT:g} s") from None
+    from gpudoctor.probes import process
+
+    done = process.run(argv, LINT_TIMEOUT, LINT_OUTPUT_CAP)
+    if done.start_error:
+        raise RuntimeError(f"gpudoctor lint could not run: {done.start_error}")
+    if done.overflowed:
+        raise RuntimeError(f"gpudoctor lint printed more than {LINT_OUTPUT_CAP // process.MIB} MiB and was stopped")
+    if done.timed_out:
+        raise RuntimeError(f"gpudoctor lint did not finish within {LINT_TIMEOUT:g} s")
     if done.returncode not in (0, 1):
         last = [line.strip() for line in done.stderr.splitlines() if line.strip()]
         raise RuntimeError(f"gpudoctor lint exited with {done.returncode}" + (f": {last[-1]}" if last else ""))

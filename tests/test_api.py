@@ -174,10 +174,10 @@ def test_verify_runs_the_workers_and_the_checks(collected: List[Any], monkeypatc
         seen.append(kwargs)
         return VerifyFacts(dataset="synthetic", device=None, cuda_available=False)
 
-    monkeypatch.setattr("gpudoctor.verification.run_verify", run_verify)
+    monkeypatch.setattr("gpudoctor.probes.verify.runner.run_verify", run_verify)
     diagnosis = gpudoctor.verify(epochs=1, plugins=False)
     assert seen == [dict(python=None, dataset="synthetic", device=None, all_devices=False, data_dir=None,
-                         epochs=1, timeout=1800.0, progress=False)]
+                         epochs=1, timeout=1800.0)]
     assert diagnosis.facts.verify == VerifyFacts(dataset="synthetic", device=None, cuda_available=False)
     with pytest.raises(ValueError, match="cannot be used together"):
         gpudoctor.verify(device="cuda:0", all_devices=True)

@@ -19,7 +19,7 @@ from gpudoctor.registry import Catalogue  # noqa: E402
 from gpudoctor.runner import run_checks  # noqa: E402
 from gpudoctor.trainers import images, loop, models, recipes  # noqa: E402
 from gpudoctor.trainers.protocol import ACCELERATOR_ENV  # noqa: E402
-from gpudoctor.verification import VerifyInputError, run_verify  # noqa: E402
+from gpudoctor.probes.verify.runner import VerifyInputError, run_verify  # noqa: E402
 
 
 def test_the_model_is_seed_002s_net_with_its_output_sized_to_the_classes() -> None:
@@ -146,21 +146,21 @@ def test_a_bad_folder_is_a_one_line_input_error(tmp_path: Path, layout: str, mes
     if layout == "one":
         _image(root / "cat" / "1.jpg", 1)
     with pytest.raises(VerifyInputError) as info:
-        run_verify(None, f"folder:{root}", None, False, None, None, 60.0, False)
+        run_verify(None, f"folder:{root}", None, False, None, None, 60.0)
     text = str(info.value)
     assert text.startswith(f"--train folder:{root}: ") and message in text and "\n" not in text
 
 
 def test_plain_folder_without_a_path_is_an_input_error() -> None:
     with pytest.raises(VerifyInputError) as info:
-        run_verify(None, "folder", None, False, None, None, 60.0, False)
+        run_verify(None, "folder", None, False, None, None, 60.0)
     assert str(info.value) == "--train folder: give the folder as folder:PATH (PATH/<class>/<image>)"
 
 
 def _verify(train: str, cache: Path, monkeypatch: pytest.MonkeyPatch) -> Facts:
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))  # gpudoctor's cache, where decoded folders are kept
     v = run_verify(
-        None, train, None, False, None, 1, 120.0, False,
+        None, train, None, False, None, 1, 120.0,
         cpu_seconds=0.5, cpu_steps=3, speed_batch=32, train_size=300, test_size=100, bench=False,
         env=dict(os.environ, **{ACCELERATOR_ENV: "cpu"}),
     )

@@ -20,6 +20,7 @@ from gpudoctor import registry
 from gpudoctor.cli import main
 from gpudoctor.facts import EnvFacts, Facts, PlatformFacts
 from gpudoctor.model import Finding, Fix, Severity
+from gpudoctor.probes.verify.progress import QUIET
 from gpudoctor.redact import Identity
 from gpudoctor.registry import Catalogue, PluginError, check, need
 from gpudoctor.render.console import emit
@@ -399,7 +400,7 @@ def test_checks_lists_ids_titles_sources_and_plugin_errors(calls: Dict[str, Any]
 @pytest.fixture
 def verifier(monkeypatch: pytest.MonkeyPatch) -> Dict[str, Any]:
     record: Dict[str, Any] = {"calls": [], "result": VerifyFacts(dataset="synthetic", device="cuda:0", smoke_ok=True)}
-    module = types.ModuleType("gpudoctor.verification")
+    module = types.ModuleType("gpudoctor.probes.verify.runner")
 
     class VerifyInputError(Exception):
         pass
@@ -412,8 +413,8 @@ def verifier(monkeypatch: pytest.MonkeyPatch) -> Dict[str, Any]:
 
     module.run_verify = run_verify  # type: ignore[attr-defined]
     module.VerifyInputError = VerifyInputError  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "gpudoctor.verification", module)
-    monkeypatch.setattr("gpudoctor.verification", module, raising=False)
+    monkeypatch.setitem(sys.modules, "gpudoctor.probes.verify.runner", module)
+    monkeypatch.setattr("gpudoctor.probes.verify.runner", module, raising=False)
     return record
 
 
@@ -422,9 +423,18 @@ def test_verify_passes_everything_to_run_verify(calls: Dict[str, Any], verifier:
             "--python", "/p", "--timeout", "30", "--format", "json"]
     data = json.loads(run(args, 0).stdout)
     assert verifier["calls"] == [dict(python="/p", dataset="mnist", device="cuda:1", all_devices=False,
-                                      data_dir="/d", epochs=2, timeout=30.0, progress=False)]
+                                      data_dir="/d", epochs=2, timeout=30.0, progress=QUIET)]
     assert data["facts"]["verify"]["device"] == "cuda:0"
     assert [r["status"] for r in data["results"] if r["check"] == "fake.verify"] == ["pass"]
+
+
+def test_verify_on_a_terminal_passes_the_progress_view(calls: Dict[str, Any], verifier: Dict[str, Any],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpudoctor.render.progress import VerifyProgress
+
+    monkeypatch.setattr("gpudoctor.render.console.interactive", lambda stream: stream is sys.stderr)
+    run(["verify", "--format", "json"], 0)
+    assert [type(c["progress"]) for c in verifier["calls"]] == [VerifyProgress]
 
 
 def test_verify_failure_is_judged_by_the_checks(calls: Dict[str, Any], verifier: Dict[str, Any]) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from gpudoctor import fetch
+from gpudoctor.probes.verify import fetch
 
 BODY = b"x" * 200_000
 

@@ -130,11 +130,52 @@ def test_probes_never_import_checks_parsers_renderers_or_commands() -> None:
 
 
 def test_renderers_never_probe_or_judge() -> None:
-    forbidden = ("gpudoctor.probes", "gpudoctor.checks", "gpudoctor.runner", "gpudoctor.trainers",
-                 "gpudoctor.verification")
+    forbidden = ("gpudoctor.probes", "gpudoctor.checks", "gpudoctor.runner", "gpudoctor.trainers")
+    shared = {"gpudoctor.trainers", "gpudoctor.trainers.protocol"}  # the worker records' vocabulary, stdlib only
     imports = _layer_imports("gpudoctor.render")
-    bad = {m: sorted(n for n in names if n.startswith(forbidden)) for m, names in imports.items()}
+    bad = {m: sorted(n for n in names if n.startswith(forbidden) and n not in shared) for m, names in imports.items()}
     assert {m: names for m, names in bad.items() if names} == {}
+
+
+def test_the_verify_probe_is_given_its_progress_view_and_never_draws_it() -> None:
+    imports = _layer_imports("gpudoctor.probes.verify")
+    assert imports, "the verify probe has moved"
+    assert {m: sorted(n for n in names if n.startswith("gpudoctor.render")) for m, names in imports.items()
+            if any(n.startswith("gpudoctor.render") for n in names)} == {}
+    assert not any(_raw_imports(path) & {"rich", "rich.progress"} for m, path in MODULES.items()
+                   if m.startswith("gpudoctor.probes.verify"))
+
+
+# Modules that were merged or moved: gpudoctor.probes.process is the one child-process runner; the verify
+# probe and its data fetch live in gpudoctor.probes.verify; the progress view in gpudoctor.render.progress.
+GONE = ("gpudoctor.bounded", "gpudoctor.procs", "gpudoctor.launch", "gpudoctor.verification", "gpudoctor.fetch",
+        "gpudoctor.progress")
+
+
+def _raw_imports(path: Path) -> Set[str]:
+    """Every module name ``path`` imports, anywhere in it, whether it exists or not."""
+    out: Set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            out.add(node.module)
+            out.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return out
+
+
+def test_nothing_imports_a_module_that_is_gone() -> None:
+    paths = [p for folder in ("doctor", "checks", "trainers", "tests", "bench") for p in (ROOT / folder).rglob("*.py")
+             if "fixtures" not in p.parts]
+    found = {str(p.relative_to(ROOT)): sorted(n for n in _raw_imports(p) if n in GONE) for p in paths}
+    assert {p: names for p, names in found.items() if names} == {}
+    assert not any((ROOT / "doctor" / f"{name.split('.')[-1]}.py").exists() for name in GONE)
+
+
+def test_the_gone_module_scan_sees_a_lazy_import(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("def f():\n    from gpudoctor import launch\n    import gpudoctor.procs\n", encoding="utf-8")
+    assert sorted(n for n in _raw_imports(sample) if n in GONE) == ["gpudoctor.launch", "gpudoctor.procs"]
 
 
 def test_facts_and_model_import_nothing_above_them() -> None:

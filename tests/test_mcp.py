@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any, Dict, List, Tuple
 import pytest
 
 from gpudoctor import mcp_server
+from gpudoctor.probes import process
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 TOOLS = ["check", "diagnose", "facts", "verify"]
@@ -88,13 +90,21 @@ def test_without_the_extra_one_line_and_exit_2() -> None:
 def test_lint_runs_the_lint_command_without_a_shell(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: List[List[str]] = []
 
-    def run(argv: List[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    def run(argv: List[str], timeout: float, cap: int) -> process.Outcome:
         seen.append(argv)
-        assert "shell" not in kwargs and kwargs["timeout"] == mcp_server.LINT_TIMEOUT
-        return subprocess.CompletedProcess(argv, 1, stdout='{"findings": []}\n', stderr="")
+        assert (timeout, cap) == (mcp_server.LINT_TIMEOUT, mcp_server.LINT_OUTPUT_CAP)
+        return process.Outcome(stdout='{"findings": []}\n', returncode=1)
 
-    monkeypatch.setattr(subprocess, "run", run)
+    monkeypatch.setattr(process, "run", run)
     hostile = "$(rm -rf ~); train.py"
     assert mcp_server.run_lint([hostile, "-x.py"], ["GD1"]) == '{"findings": []}\n'
     assert seen == [[sys.executable, "-m", "gpudoctor", "lint", "--format", "json", "--select", "GD1", "--",
                      hostile, "-x.py"]]
+
+
+def test_lint_runs_for_real_and_a_failure_says_why(tmp_path: Path) -> None:
+    script = tmp_path / "train.py"
+    script.write_text("import torch\nmodel = torch.nn.Linear(2, 2)\n", encoding="utf-8")
+    assert json.loads(mcp_server.run_lint([str(script)], []))["diagnostics"] == []
+    with pytest.raises(RuntimeError, match=r"^gpudoctor lint exited with 2: .*no-such-file\.py"):
+        mcp_server.run_lint([str(tmp_path / "no-such-file.py")], [])

@@ -8,7 +8,7 @@ from typing import Iterator
 import pytest
 from rich.console import Console
 
-from gpudoctor import progress
+from gpudoctor.render import progress
 
 
 @pytest.fixture
@@ -61,3 +61,14 @@ def test_download_bars_fit_80_columns(screen: io.StringIO) -> None:
 def test_compact_counts(value: float, text: str) -> None:
     assert progress.compact(value) == text
     assert len(text) <= 6
+
+
+def test_the_view_verify_is_given_on_a_terminal_draws(screen: io.StringIO) -> None:
+    shown = progress.VerifyProgress()
+    with shown.downloads() as report:
+        assert report is not None
+        report("t10k-labels-idx1-ubyte.gz", 10, 20)
+    with shown.workers() as view:
+        view.record({"event": "hello", "torch": "2.14.1", "python": "3.11.7", "cuda_available": False})
+    assert "downloading t10k-labels-idx1-ubyte.gz" in screen.getvalue()
+    assert "torch 2.14.1 under Python 3.11.7: no usable GPU (CUDA is not available)" in _lines(screen)

@@ -15,7 +15,7 @@ from typing import Iterator, List, Optional, Tuple
 
 import pytest
 
-from gpudoctor import fetch
+from gpudoctor.probes.verify import fetch
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "verify"
 MNIST_NAMES = ["t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte", "train-images-idx3-ubyte", "train-labels-idx1-ubyte"]

@@ -7,7 +7,7 @@ import sys
 import textwrap
 
 import pytest
-from gpudoctor import launch
+from gpudoctor.probes.verify import launch
 
 STAGE = '{"event": "stage", "stage": "train", "device": "cuda:0", "model": "fnn"}'
 
@@ -21,7 +21,7 @@ def test_an_endless_worker_is_stopped_at_the_cap_under_a_memory_limit(shell: str
     program = textwrap.dedent(f"""
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (768 * 1024 * 1024, 768 * 1024 * 1024))
-        from gpudoctor import launch
+        from gpudoctor.probes.verify import launch
         outcome = launch.run(["/bin/sh", "-c", {shell!r}], 3600, lambda record: None)
         print(outcome.failure_kind(), len(outcome.garbage), sum(len(g) for g in outcome.garbage) <= 2000)
         print(outcome.failure())
@@ -42,7 +42,7 @@ WRONG = ([1], {"a": 1}, "text", True, float("nan"), 10**30, None)
 
 
 def test_wrong_typed_worker_records_never_break_the_progress_view() -> None:
-    from gpudoctor import progress
+    from gpudoctor.render import progress
 
     base = [
         {"event": "hello", "torch": "2.6.0", "python": "3.11", "cuda_available": True,
@@ -61,20 +61,20 @@ def test_wrong_typed_worker_records_never_break_the_progress_view() -> None:
 
 @pytest.mark.parametrize("wrong", WRONG)
 def test_wrong_typed_device_lists_from_a_worker_are_dropped(wrong: object) -> None:
-    from gpudoctor import verification as verify
+    from gpudoctor.probes.verify import assemble
 
     outcome = launch.Outcome(records=[
         {"event": "smoke", "device": "cuda:0", "ok": True},
         {"event": "bench", "matmul": wrong, "copies": [wrong]},
         {"event": "done"},
     ])
-    section = verify._device_section(outcome, {"event": "hello", "devices": wrong}, verify._Job("cuda:0", "cuda:0"))
+    section = assemble.device_section(outcome, {"event": "hello", "devices": wrong}, assemble.Job("cuda:0", "cuda:0"))
     assert section is not None and section["device"] == "cuda:0"
     assert section["matmul"] == [] and all(isinstance(c, dict) for c in section["copies"])
 
 
 def test_a_wrong_typed_field_of_a_device_is_dropped_and_named_and_the_rest_kept() -> None:
-    from gpudoctor import verification
+    from gpudoctor.probes.verify import assemble
 
     outcome = launch.Outcome(records=[
         {"event": "smoke", "device": "cuda:0", "ok": True, "step": 7},
@@ -82,9 +82,9 @@ def test_a_wrong_typed_field_of_a_device_is_dropped_and_named_and_the_rest_kept(
         {"event": "done"},
     ])
     hello = {"event": "hello", "devices": [{"device": "cuda:0", "name": "NVIDIA H100", "sm_count": "many"}]}
-    section = verification._device_section(outcome, hello, verification._Job("cuda:0", "cuda:0"))
+    section = assemble.device_section(outcome, hello, assemble.Job("cuda:0", "cuda:0"))
     assert section is not None
     assert section["error"] == "the worker sent sm_count, smoke_step with the wrong type; dropped"
     assert (section["name"], section["smoke_ok"], len(section["matmul"])) == ("NVIDIA H100", True, 1)
     assert "sm_count" not in section and "smoke_step" not in section
-    assert verification._valid({"devices": [section]})
+    assert assemble.valid({"devices": [section]})

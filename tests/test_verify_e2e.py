@@ -21,7 +21,7 @@ from gpudoctor.registry import Catalogue
 from gpudoctor.runner import run_checks
 from gpudoctor.trainers.data import CHECKSUMS_ENV
 from gpudoctor.trainers.protocol import ACCELERATOR_ENV, FAULT_ENV
-from gpudoctor.verification import VerifyInputError, run_verify
+from gpudoctor.probes.verify.runner import VerifyInputError, run_verify
 from gpudoctor.verify_facts import VerifyFacts, WorkerFailure
 
 pytest.importorskip("torch")
@@ -61,7 +61,6 @@ def verify(
         data_dir,
         epochs,
         timeout,
-        False,
         cpu_seconds=0.5,
         cpu_steps=cpu_steps,
         speed_batch=128,
@@ -222,7 +221,6 @@ def test_each_gpu_has_its_own_worker_a_crash_keeps_results_and_a_hang_is_stopped
         None,
         3,
         HANG_LIMIT,
-        False,
         cpu_seconds=0.5,
         train_size=3000,
         test_size=300,
@@ -260,7 +258,7 @@ def test_a_python_too_old_for_the_worker_is_refused_in_one_line(tmp_path: Path) 
     old.chmod(0o755)
     with pytest.raises(VerifyInputError) as info:
         run_verify(python=str(old), dataset="synthetic", device=None, all_devices=False, data_dir=None,
-                   epochs=None, timeout=60, progress=False)
+                   epochs=None, timeout=60)
     assert str(info.value) == (
         f"--python {old}: is Python 3.6.15; the verify worker needs Python 3.7 or newer "
         "(gpudoctor check still diagnoses this environment)"
@@ -294,7 +292,6 @@ def test_bad_options_are_one_line_input_errors(kwargs: Dict[str, object], messag
         data_dir=None,
         epochs=None,
         timeout=60.0,
-        progress=False,
     )
     args.update(kwargs)
     with pytest.raises(VerifyInputError) as info:
@@ -303,11 +300,11 @@ def test_bad_options_are_one_line_input_errors(kwargs: Dict[str, object], messag
 
 
 def test_missing_data_offline_is_an_input_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gpudoctor import fetch
+    from gpudoctor.probes.verify import fetch
 
     monkeypatch.setattr(fetch, "MNIST_MIRRORS", ("http://127.0.0.1:9/",))
     with pytest.raises(VerifyInputError) as info:
-        run_verify(None, "mnist", None, False, str(tmp_path), None, 60.0, False)
+        run_verify(None, "mnist", None, False, str(tmp_path), None, 60.0)
     assert str(info.value).startswith(f"MNIST is not in {tmp_path} and could not be downloaded (http://127.0.0.1:9/")
     assert str(info.value).endswith(
         f"Put train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz, "
@@ -341,7 +338,7 @@ def test_clock_limits_are_sampled_while_the_stand_in_benchmarks() -> None:
 
 def test_all_devices_on_mig_verifies_every_instance_by_uuid() -> None:
     v = run_verify(
-        None, "synthetic", None, True, None, 1, 120.0, False, cpu_steps=5, speed_batch=128, train_size=640,
+        None, "synthetic", None, True, None, 1, 120.0, cpu_steps=5, speed_batch=128, train_size=640,
         test_size=100, bench=False, env=dict(os.environ, **{ACCELERATOR_ENV: "cpu:1:mig"}),
         mig_lister=lambda: ["MIG-11111111-aaaa", "MIG-22222222-bbbb", "MIG-33333333-cccc"],
     )
@@ -357,7 +354,7 @@ def test_all_devices_on_mig_verifies_every_instance_by_uuid() -> None:
 
 
 def test_mig_uuids_are_read_from_nvidia_smi_list_output() -> None:
-    from gpudoctor.verification import mig_uuids
+    from gpudoctor.probes.verify.runner import mig_uuids
 
     text = (
         "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-5d5e8f0c-1111-2222-3333-444455556666)\n"

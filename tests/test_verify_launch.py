@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
 import subprocess
 import sys
 import time
-from typing import Any, Dict, List
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional
 
 import pytest
 from rich.console import Console
 
-from gpudoctor import launch
-from gpudoctor import progress as view
+from gpudoctor.probes.verify import launch
+from gpudoctor.render import progress as view
 
 STAGE = '{"event": "stage", "stage": "train", "device": "cuda:0", "model": "fnn"}'
 
@@ -79,13 +82,13 @@ def test_an_interpreter_that_cannot_start() -> None:
     outcome = launch.run(["/nonexistent/python3"], 5.0, lambda r: None)
     assert outcome.failure_kind() == "start"
     assert outcome.failure() == (
-        "failed: /nonexistent/python3 cannot be started: [Errno 2] No such file or directory: '/nonexistent/python3'"
+        "failed: /nonexistent/python3 cannot be started: No such file or directory"
     )
 
 
 def test_the_parent_side_never_imports_torch() -> None:
     code = (
-        "import sys, gpudoctor.verification, gpudoctor.progress, gpudoctor.checks.verify; "
+        "import sys, gpudoctor.probes.verify.runner, gpudoctor.render.progress, gpudoctor.checks.verify; "
         "print(sorted(m for m in ('torch', 'torchvision', 'numpy') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
@@ -136,3 +139,54 @@ def test_a_disabled_view_prints_nothing(capsys: pytest.CaptureFixture[str]) -> N
         shown.record({"event": "stage", "stage": "train", "device": "cpu", "model": "fnn"})
         shown.finished("cpu", "was killed by signal 9 (SIGKILL)")
     assert capsys.readouterr() == ("", "")
+
+
+class Recorder:
+    """A progress view that writes down what the verify probe shows it."""
+
+    def __init__(self) -> None:
+        self.seen: List[Any] = []
+
+    @contextlib.contextmanager
+    def downloads(self) -> Iterator[None]:
+        self.seen.append("downloads")
+        yield None
+
+    @contextlib.contextmanager
+    def workers(self) -> Iterator["Recorder"]:
+        self.seen.append("workers")
+        yield self
+        self.seen.append("workers done")
+
+    def record(self, rec: Dict[str, Any]) -> None:
+        self.seen.append(rec["event"])
+
+    def finished(self, label: str, failure: Optional[str]) -> None:
+        self.seen.append((label, failure))
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the stand-in interpreter is a shell script")
+def test_the_probe_shows_its_progress_to_the_view_it_is_given(tmp_path: Path) -> None:
+    from gpudoctor.probes.verify.runner import run_verify
+
+    fake = tmp_path / "python"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = "-S" ]; then echo "GPUDOCTOR-PY 3.11.7"; echo "$0"; exit 0; fi\n'  # the interpreter check
+        'echo \'{"event": "hello", "torch": "2.14.1", "cuda_available": false}\'\n'
+        'case "$*" in *"--device cpu"*) echo \'{"event": "done"}\' ;; *) exit 3 ;; esac\n',
+        encoding="utf-8",
+    )
+    fake.chmod(0o755)
+    recorder = Recorder()
+    run_verify(str(fake), "synthetic", None, False, None, 1, 600.0, recorder)
+    assert recorder.seen == ["workers", "hello", ("cuda:0", "exited with status 3 before finishing"), "hello",
+                             "done", ("cpu", None), "workers done"]
+
+
+def test_only_the_end_of_stderr_is_kept_and_its_last_words_come_from_there() -> None:
+    outcome = run("import sys; sys.stderr.write(''.join('noise %d\\n' % i for i in range(5000)) + 'x' * 9000); "
+                  "sys.exit(3)")
+    assert len(outcome.stderr_tail) == launch.TAIL_LINES and outcome.stderr_tail[-2] == "noise 4999"
+    assert outcome.failure() == "exited with status 3 before finishing; its last words: " + "x" * 300
+    assert len(outcome.stderr_tail[-1]) == launch.TAIL_LINE

@@ -7,17 +7,16 @@ import tempfile
 from pathlib import Path
 from typing import Mapping, Optional
 
-from gpudoctor import bounded
-from gpudoctor.procs import ending
+from gpudoctor.probes.process import MIB, Outcome, ending, run
 
 __all__ = ["CHILD", "OUTPUT_CAP", "ChildRun", "ending", "last_frame", "last_line", "spawn"]
 
 CHILD = Path(__file__).with_name("torch_child.py")
-OUTPUT_CAP = 32 * bounded.MIB  # per stream; the package list of a big environment is a few MiB
+OUTPUT_CAP = 32 * MIB  # per stream; the package list of a big environment is a few MiB
 
-# How the child process ended and what it printed: a bounded run's outcome (``overflowed``: it printed more
-# than the cap and was stopped).
-ChildRun = bounded.Outcome
+# How the child process ended and what it printed: the runner's outcome (``overflowed``: it printed more than
+# the cap and was stopped).
+ChildRun = Outcome
 
 
 def spawn(python: str, timeout: float, environ: Optional[Mapping[str, str]] = None,
@@ -29,7 +28,7 @@ def spawn(python: str, timeout: float, environ: Optional[Mapping[str, str]] = No
     with tempfile.TemporaryDirectory(prefix="gpudoctor-") as cwd:
         env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(cwd, "torchinductor")  # torch's import would leave it in /tmp
         env["TRITON_CACHE_DIR"] = os.path.join(cwd, "triton")
-        done = bounded.run([os.path.abspath(python), str(CHILD)], timeout, cap, cwd=cwd, env=env)
+        done = run([os.path.abspath(python), str(CHILD)], timeout, cap, cwd=cwd, env=env)
     if done.start_error:
         return ChildRun(start_error=f"could not start {python}: {done.start_error}")
     return done

@@ -7,9 +7,9 @@ import shutil
 from dataclasses import dataclass
 from typing import Callable, Mapping, Optional, Sequence, Tuple
 
-from gpudoctor import bounded
+from gpudoctor.probes.process import MIB, run
 
-OUTPUT_CAP = 4 * bounded.MIB  # nvidia-smi -q of eight GPUs is well under 1 MiB
+OUTPUT_CAP = 4 * MIB  # nvidia-smi -q of eight GPUs is well under 1 MiB
 
 
 @dataclass(frozen=True)
@@ -38,12 +38,12 @@ Runner = Callable[[Sequence[str], float], CommandResult]
 def run_command(argv: Sequence[str], timeout: float = 10.0) -> CommandResult:
     """Run ``argv`` (never through a shell) and capture its output; never raises."""
     args = tuple(argv)
-    done = bounded.run(args, timeout, OUTPUT_CAP)
+    done = run(args, timeout, OUTPUT_CAP)
     name = os.path.basename(args[0]) if args else "command"
     if done.start_error:
         return CommandResult(args, error=f"{name} could not run: {done.start_error}")
     if done.overflowed:
-        return CommandResult(args, error=f"{name} printed more than {OUTPUT_CAP // bounded.MIB} MiB and was stopped")
+        return CommandResult(args, error=f"{name} printed more than {OUTPUT_CAP // MIB} MiB and was stopped")
     if done.timed_out:
         return CommandResult(args, error=f"{name} did not finish within {timeout:g} s")
     return CommandResult(args, done.returncode, done.stdout, done.stderr)

@@ -7,11 +7,11 @@ import re
 import shutil
 from dataclasses import dataclass
 
-from gpudoctor import bounded
+from gpudoctor.probes.process import MIB, run
 
 MIN_VERSION = (3, 6)  # the oldest Python that torch 1.x wheels, and so real broken environments, still use
 VALIDATE_TIMEOUT = 15.0
-OUTPUT_CAP = bounded.MIB
+OUTPUT_CAP = MIB
 
 # Python 2 can parse this too, so an old interpreter gets a clear message rather than a SyntaxError.
 _PROBE = (
@@ -60,11 +60,11 @@ def resolve(python: str) -> str:
 def validate(python: str, timeout: float = VALIDATE_TIMEOUT) -> PythonTarget:
     """Run ``python`` with a one-line program and return its version, or raise PythonError."""
     path = resolve(python)
-    done = bounded.run([path, "-S", "-c", _PROBE], timeout, OUTPUT_CAP)
+    done = run([path, "-S", "-c", _PROBE], timeout, OUTPUT_CAP)
     if done.start_error:
         raise PythonError(f"{python}: cannot be run ({done.start_error})")
     if done.overflowed:
-        raise PythonError(f"{python}: printed more than {OUTPUT_CAP // bounded.MIB} MiB without answering; is it a Python interpreter?")
+        raise PythonError(f"{python}: printed more than {OUTPUT_CAP // MIB} MiB without answering; is it a Python interpreter?")
     if done.timed_out:
         raise PythonError(f"{python}: did not answer within {timeout:g} s; is it a Python interpreter?")
     lines = done.stdout.splitlines()

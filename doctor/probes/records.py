@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Tuple
+
+from gpudoctor.probes.jsonlines import read_record
 
 BAD_LINE_LIMIT = 100
 
@@ -37,14 +38,11 @@ def read_records(stdout: str) -> ChildRecords:
     for line in stdout.splitlines():
         if not line.strip():
             continue
-        try:
-            record = json.loads(line) if line.lstrip().startswith("{") else None
-        except (ValueError, RecursionError):
-            record = None
-        kind = record.get("record") if isinstance(record, dict) else None
-        if not isinstance(kind, str):
+        record = read_record(line, "record")
+        if record is None:
             bad.append(line)
             continue
+        kind = record["record"]
         if kind == "phase":
             phase = (str(record.get("section", "torch")), str(record.get("doing", "running")))
         elif kind == "child_error":

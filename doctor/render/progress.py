@@ -1,10 +1,14 @@
-"""What ``gpudoctor verify`` shows on stderr while it works: a bar per model and device with samples/s, downloads."""
+"""What ``gpudoctor verify`` shows on stderr while it works: a bar per model and device with samples/s, downloads.
+
+The verify probe draws nothing: the CLI passes it ``VerifyProgress``, which it opens around its downloads and its
+workers.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import math
-from typing import Any, Dict, Iterator, Optional, Tuple
+from typing import Any, Callable, ContextManager, Dict, Iterator, Optional, Tuple
 
 from rich.console import Console
 from rich.progress import (
@@ -18,8 +22,9 @@ from rich.progress import (
 )
 from rich.table import Column
 
-from gpudoctor.fetch import Progress as DownloadReport
 from gpudoctor.trainers.protocol import EPOCH, HELLO, PARITY, PROGRESS, RUN, SMOKE, STAGE
+
+DownloadReport = Callable[[str, int, Optional[int]], None]  # (file name, bytes so far, total bytes or None)
 
 _STAGES = {
     "data": "loading the data",
@@ -202,3 +207,13 @@ def download_progress(enabled: bool) -> Iterator[Optional[DownloadReport]]:
             progress.update(tasks[name], completed=done, total=total)
 
         yield report
+
+
+class VerifyProgress:
+    """The view ``gpudoctor verify`` passes to the verify probe on a terminal: download bars, then worker bars."""
+
+    def downloads(self) -> ContextManager[Optional[DownloadReport]]:
+        return download_progress(True)
+
+    def workers(self) -> View:
+        return View(True)
