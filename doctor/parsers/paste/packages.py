@@ -6,7 +6,7 @@ import re
 from typing import Iterator, Optional
 
 from gpudoctor.facts import Distribution
-from gpudoctor.parsers.collect_env_packages import conda_build_cuda
+from gpudoctor.parsers.collect_env.packages import conda_build_cuda
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Line, Segment
 
