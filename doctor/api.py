@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple, Union
 from gpudoctor.facts import Facts
 from gpudoctor.model import CheckResult, Finding, Report, Severity
 from gpudoctor.causes import Cause
+from gpudoctor.errors import UserError
 
 if TYPE_CHECKING:
     from gpudoctor.examples import Example
@@ -23,7 +24,7 @@ FAIL_ON: Dict[str, Optional[Severity]] = {
 }
 
 
-class SelectionError(ValueError):
+class SelectionError(UserError, ValueError):
     """A ``select`` pattern that names no check; the message is one line."""
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Tuple, Type
 import click
 
 from gpudoctor import __version__
+from gpudoctor.errors import EXIT_USAGE, UserError
 
 if TYPE_CHECKING:
     from gpudoctor.facts import Facts
@@ -19,27 +20,7 @@ if TYPE_CHECKING:
 FORMATS = ("terminal", "markdown", "json")
 FAIL_ON = ("error", "warning", "info", "never")
 DATASETS = ("synthetic", "mnist", "cifar10", "catsdogs", "folder:PATH")
-EXIT_USAGE = 2
 F = TypeVar("F", bound=Callable[..., Any])
-
-# Exceptions that mean "bad input or options": (module, class name); looked up lazily so --help stays fast.
-_USER_ERRORS = (
-    ("gpudoctor.cli", "UserError"),
-    ("gpudoctor.parsers.report", "InputError"),
-    ("gpudoctor.probes", "PythonError"),
-    ("gpudoctor.verification", "VerifyInputError"),
-    ("gpudoctor.facts", "FactsError"),
-    ("gpudoctor.render.console", "OutputError"),
-    ("gpudoctor.examples", "UnknownExample"),
-    ("gpudoctor.mcp_server", "MissingExtra"),
-    ("gpudoctor.github_event", "EventError"),
-    ("gpudoctor.inputs", "PipeError"),
-)
-
-
-class UserError(Exception):
-    """A problem with what the user asked for; printed as one line, exit code 2."""
-
 
 QUOTE_LIMIT = 500  # characters of an error message; a value quoted in it can be megabytes
 
@@ -47,14 +28,6 @@ QUOTE_LIMIT = 500  # characters of an error message; a value quoted in it can be
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + f"… ({len(text) - QUOTE_LIMIT} characters cut)"
-
-
-def _is_user_error(exc: BaseException) -> bool:
-    for module, name in _USER_ERRORS:
-        cls = getattr(sys.modules.get(module), name, None)
-        if isinstance(cls, type) and isinstance(exc, cls):
-            return True
-    return False
 
 
 def _note(message: str) -> None:
@@ -82,7 +55,7 @@ def guarded(func: F) -> F:
             _note("error: interrupted")
             sys.exit(130)
         except Exception as exc:  # noqa: BLE001 - nothing may end in a traceback
-            if _is_user_error(exc):
+            if isinstance(exc, UserError):
                 _note(f"error: {_one_line(exc)}")
                 sys.exit(EXIT_USAGE)
             if os.environ.get("GPUDOCTOR_DEBUG"):

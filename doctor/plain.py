@@ -7,12 +7,13 @@ import math
 import types
 import typing
 from typing import Any, Tuple, Union
+from gpudoctor.errors import UserError
 
 
 INT_LIMIT = 2**63
 
 
-class FactsError(ValueError):
+class FactsError(UserError, ValueError):
     """A facts document that cannot be read; the message is one line for the user."""
 
 

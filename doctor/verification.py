@@ -14,12 +14,13 @@ from gpudoctor import fetch, launch
 from gpudoctor.trainers.protocol import BENCH, FATAL, HELLO, PARITY, RUN, SMOKE, STAGE
 from gpudoctor.trainers.recipes import DATASETS, DEFAULT_EPOCHS
 from gpudoctor.verify_facts import VerifyFacts
+from gpudoctor.errors import UserError
 
 DEFAULT_CPU_SECONDS = 3.0
 _DEVICE = re.compile(r"^cuda(?::(\d+))?$")
 
 
-class VerifyInputError(ValueError):
+class VerifyInputError(UserError, ValueError):
     """A bad option or missing input for ``gpudoctor verify``; the message is one line for the user (exit 2)."""
 
 

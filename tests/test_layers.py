@@ -137,6 +137,7 @@ def test_renderers_never_probe_or_judge() -> None:
 
 
 def test_facts_and_model_import_nothing_above_them() -> None:
-    bottom = {"gpudoctor.facts", "gpudoctor.verify_facts", "gpudoctor.plain", "gpudoctor.model", "gpudoctor.textsafe"}
+    bottom = {"gpudoctor.facts", "gpudoctor.verify_facts", "gpudoctor.plain", "gpudoctor.model", "gpudoctor.textsafe",
+              "gpudoctor.errors"}
     imports = {m: _imports(m, False) for m in bottom}
     assert _outside(imports, bottom) == {}

@@ -32,6 +32,7 @@ from gpudoctor.parsers.collect_env.notes import extra_notes, probe_errors
 from gpudoctor.parsers.collect_env.packages import parse_packages
 from gpudoctor.parsers.collect_env.text import RawReport, known, normalise, split_reports
 from gpudoctor.parsers.collect_env.warnings import Signals, scan
+from gpudoctor.errors import UserError
 
 MAX_CHARS = 2_000_000
 _SNIFF_CHARS = 65_536
@@ -46,7 +47,7 @@ _TORCH_WARNINGS = (
     "which is of compute capability", "which is of cuda capability", "is not compatible with the current pytorch",
     "cuda initialization:", "torch not compiled with cuda",
 )
-class ParseError(ValueError):
+class ParseError(UserError, ValueError):
     """The text is not a usable collect_env report; the message is one line for the user."""
 
 
