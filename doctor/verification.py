@@ -13,7 +13,7 @@ from gpudoctor.facts import Facts, FactsError
 from gpudoctor import fetch, launch
 from gpudoctor.trainers.protocol import BENCH, FATAL, HELLO, PARITY, RUN, SMOKE, STAGE
 from gpudoctor.trainers.recipes import DATASETS, DEFAULT_EPOCHS
-from gpudoctor.verify_facts import VerifyFacts
+from gpudoctor.facts.verify import VerifyFacts
 from gpudoctor.errors import UserError
 
 DEFAULT_CPU_SECONDS = 3.0

@@ -19,7 +19,7 @@ from gpudoctor.facts import CompanionFacts, EnvFacts, Facts, Gpu
 from gpudoctor.parsers.report import InputError
 from gpudoctor.render.markdown import render_markdown
 from gpudoctor.render.terminal import render_terminal
-from gpudoctor.verify_facts import VerifyFacts
+from gpudoctor.facts.verify import VerifyFacts
 from test_render import broken_facts, healthy_facts
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"

@@ -24,7 +24,7 @@ from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.redact import Identity
 from gpudoctor.registry import Catalogue, PluginError, check, need
 from gpudoctor.render.console import emit
-from gpudoctor.verify_facts import VerifyFacts
+from gpudoctor.facts.verify import VerifyFacts
 from test_render import broken_facts, healthy_facts
 
 

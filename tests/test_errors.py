@@ -15,7 +15,7 @@ USER_ERRORS = (
     ("gpudoctor.probes.python", "PythonError"),
     ("gpudoctor.verification", "VerifyInputError"),
     ("gpudoctor.fetch", "DataUnavailable"),
-    ("gpudoctor.plain", "FactsError"),
+    ("gpudoctor.facts.codec", "FactsError"),
     ("gpudoctor.facts", "FactsError"),
     ("gpudoctor.render.console", "OutputError"),
     ("gpudoctor.examples", "UnknownExample"),

@@ -113,8 +113,8 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 
 def test_checks_import_only_facts_model_compat_and_their_helpers() -> None:
-    allowed = {"gpudoctor.checks", "gpudoctor.facts", "gpudoctor.verify_facts", "gpudoctor.plain", "gpudoctor.model",
-               "gpudoctor.compat", "gpudoctor.registry", "gpudoctor.shell", "gpudoctor.plausible"}
+    allowed = {"gpudoctor.checks", "gpudoctor.facts", "gpudoctor.model", "gpudoctor.compat", "gpudoctor.registry",
+               "gpudoctor.shell", "gpudoctor.plausible"}
     imports = _layer_imports("gpudoctor.checks")
     imports = {m: names - {"gpudoctor"} for m, names in imports.items()}  # the package root holds the version
     assert _outside(imports, allowed) == {}
@@ -136,8 +136,15 @@ def test_renderers_never_probe_or_judge() -> None:
     assert {m: names for m, names in bad.items() if names} == {}
 
 
+def test_parsers_import_only_facts_model_and_compat() -> None:
+    allowed = {"gpudoctor.parsers", "gpudoctor.facts", "gpudoctor.model", "gpudoctor.compat", "gpudoctor.errors"}
+    imports = _layer_imports("gpudoctor.parsers")
+    imports = {m: names - {"gpudoctor"} for m, names in imports.items()}  # the package root holds the version
+    assert _outside(imports, allowed) == {}
+
+
 def test_facts_and_model_import_nothing_above_them() -> None:
-    bottom = {"gpudoctor.facts", "gpudoctor.verify_facts", "gpudoctor.plain", "gpudoctor.model", "gpudoctor.textsafe",
-              "gpudoctor.errors"}
-    imports = {m: _imports(m, False) for m in bottom}
+    bottom = {"gpudoctor.facts", "gpudoctor.model", "gpudoctor.textsafe", "gpudoctor.errors"}
+    imports = {**_layer_imports("gpudoctor.facts"), **{m: _imports(m, False) for m in bottom if m in MODULES}}
+    assert "gpudoctor.facts.codec" in imports and "gpudoctor.facts.verify" in imports  # the whole package is read
     assert _outside(imports, bottom) == {}

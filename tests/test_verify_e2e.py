@@ -22,7 +22,7 @@ from gpudoctor.runner import run_checks
 from gpudoctor.trainers.data import CHECKSUMS_ENV
 from gpudoctor.trainers.protocol import ACCELERATOR_ENV, FAULT_ENV
 from gpudoctor.verification import VerifyInputError, run_verify
-from gpudoctor.verify_facts import VerifyFacts, WorkerFailure
+from gpudoctor.facts.verify import VerifyFacts, WorkerFailure
 
 pytest.importorskip("torch")
 pytest.importorskip("torchvision")

@@ -12,7 +12,7 @@ import sys
 from typing import Any, List, Optional, Tuple
 
 from gpudoctor.facts import Facts, FactsError
-from gpudoctor.render.markdown import FACTS_MARKER
+from gpudoctor.facts.codec import FACTS_MARKER
 from gpudoctor.errors import UserError
 
 MAX_BYTES = 10 * 1024 * 1024

@@ -8,6 +8,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 from gpudoctor.causes import causes
 from gpudoctor.facts import Facts
+from gpudoctor.facts.codec import FACTS_MARKER
 from gpudoctor.model import CheckResult, Finding, Report, Severity, Status
 from gpudoctor.render.common import (
     GITHUB_BODY_LIMIT,
@@ -17,7 +18,6 @@ from gpudoctor.render.common import (
     summary_line,
 )
 
-FACTS_MARKER = "<!-- gpudoctor-facts -->"
 TITLE = "## gpudoctor report"
 SHORTENED_KEY = "markdown.dropped"
 _ESCAPE = re.compile(r"([\\`*_\[\]<>|~#&])")

@@ -6,9 +6,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Optional, Tuple
 
-from gpudoctor.plain import FactsError, from_plain, to_plain
+from gpudoctor.facts.codec import FactsError, from_plain, to_plain
 from gpudoctor.textsafe import json_text
-from gpudoctor.verify_facts import VerifyFacts
+from gpudoctor.facts.verify import VerifyFacts
 
 SCHEMA_VERSION = 1
 
