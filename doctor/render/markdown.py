@@ -6,6 +6,8 @@ import dataclasses
 import re
 from typing import Callable, List, Optional, Sequence, Tuple
 
+from packaging.utils import canonicalize_name
+
 from gpudoctor.causes import causes
 from gpudoctor.facts import Facts
 from gpudoctor.facts.codec import FACTS_MARKER
@@ -176,7 +178,7 @@ _Shrink = Tuple[str, Callable[[Facts], Facts]]
 
 
 def _relevant(name: str) -> bool:
-    low = name.lower().replace("_", "-")
+    low = canonicalize_name(name)
     return low.startswith(("torch", "nvidia-", "triton", "pytorch")) or low in ("numpy", "pillow")
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Iterator, Optional
 
+from packaging.utils import canonicalize_name
+
 from gpudoctor.facts import Distribution
 from gpudoctor.parsers.collect_env.packages import conda_build_cuda
 from gpudoctor.parsers.paste.observe import Observation, observe
@@ -27,10 +29,6 @@ _RELEVANT = re.compile(
 _TORCH_NAMES = {"torch": "torch", "pytorch": "torch"}
 
 
-def _norm(name: str) -> str:
-    return name.lower().replace("_", "-").replace(".", "-")
-
-
 def _is_header(text: str) -> Optional[str]:
     words = text.split()
     if len(words) >= 2 and words[0] == "Package" and words[1] == "Version":
@@ -42,7 +40,7 @@ def _is_header(text: str) -> Optional[str]:
 
 def _dist(name: str, version: str, segment: Segment, line: Line, fmt: str) -> Iterator[Observation]:
     yield observe("packages", Distribution(name=name, version=version), segment, line, fmt)
-    if _TORCH_NAMES.get(_norm(name)) == "torch":
+    if _TORCH_NAMES.get(canonicalize_name(name)) == "torch":
         yield observe("torch.installed", True, segment, line, fmt)
         yield observe("torch.version", version, segment, line, fmt)
 
@@ -69,7 +67,7 @@ def package_lists(segment: Segment) -> Iterator[Observation]:
             if m:
                 name, version, build = m.group(1), m.group(2), m.group(3)
                 yield from _dist(name, version, segment, line, "conda env export")
-                if _TORCH_NAMES.get(_norm(name)) == "torch":
+                if _TORCH_NAMES.get(canonicalize_name(name)) == "torch":
                     cuda = conda_build_cuda(build)
                     if cuda == "cpu":
                         yield observe("torch.cuda_compiled", False, segment, line, "conda env export")
@@ -92,7 +90,7 @@ def package_lists(segment: Segment) -> Iterator[Observation]:
         name, version, build, channel = m.group(1), m.group(2), m.group(3) or "", m.group(4) or ""
         conda = fmt == "conda list" or (build and not build.startswith(("/", "~", "C:", "c:")) and "_" in build)
         yield from _dist(name, version, segment, line, "conda list" if conda else "pip list")
-        if conda and _TORCH_NAMES.get(_norm(name)) == "torch" and channel != "pypi":
+        if conda and _TORCH_NAMES.get(canonicalize_name(name)) == "torch" and channel != "pypi":
             cuda = conda_build_cuda(build)
             if cuda == "cpu":
                 yield observe("torch.cuda_compiled", False, segment, line, "conda list")
