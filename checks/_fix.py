@@ -22,6 +22,7 @@ from gpudoctor.checks._commands import (  # noqa: F401 - the helpers checks reac
     unset_env,
 )
 from gpudoctor.facts import Facts
+from gpudoctor.facts.derive import derived
 from gpudoctor.model import Fix
 
 
@@ -165,18 +166,14 @@ def _retarget(facts: Facts, commands: Tuple[str, ...]) -> Tuple[str, ...]:
     return tuple(out)
 
 
-_FOUND_VERSION = re.compile(r"too old \(found version (\d{4,6})\)")
-
-
 def driver_for_recommend(facts: Facts) -> Optional[str]:
     """The driver version, else the oldest driver of the CUDA in torch's "too old (found version 11040)" message."""
     if facts.driver.version:
         return facts.driver.version
-    match = _FOUND_VERSION.search(facts.torch.init_error or "")
-    if not match:
+    cuda = derived(facts).driver_found_cuda
+    if cuda is None:
         return None
-    found = int(match.group(1))
-    requirement = compat.driver_requirement(f"{found // 1000}.{(found % 1000) // 10}", facts.platform.system)
+    requirement = compat.driver_requirement(cuda, facts.platform.system)
     return requirement.toolkit_minimum if requirement else None
 
 

@@ -1,0 +1,74 @@
+"""What the error texts in the facts say, classified once into typed values that checks read instead of regexes.
+
+The values are computed from the facts themselves, so live facts, facts files of any age and pasted reports
+get the same classification; nothing is stored in the facts file.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from gpudoctor.facts import Facts
+
+# torch: "The NVIDIA driver on your system is too old (found version 11040)": the CUDA version the driver supports.
+_DRIVER_TOO_OLD = re.compile(r"driver on your system is too old \(found version (\d+)\)", re.IGNORECASE)
+# The shared library or DLL an import error names, as the loader printed it, most specific first.
+_FAILED_FILE = (
+    re.compile(r"([\w.+-]+\.so(?:\.[\w]+)*): cannot open shared object file"),
+    re.compile(r"Error loading \"([^\"]+)\""),
+    re.compile(r"([^\s:'\"]+\.so[\w.]*): undefined symbol: (\S+)"),
+    re.compile(r"Could not load library ([\w.+-]+)"),
+)
+
+
+def cuda_of_found_version(number: int) -> str:
+    """CUDA's version number as torch prints it (11040) as a version string ("11.4")."""
+    return f"{number // 1000}.{(number % 1000) // 10}"
+
+
+def failed_file(error: str) -> Optional[str]:
+    """The shared library or DLL named in an import error, as the loader printed it."""
+    for pattern in _FAILED_FILE:
+        match = pattern.search(error)
+        if match:
+            return match.group(1)
+    return None
+
+
+@dataclass(frozen=True)
+class Derived:
+    """Typed readings of the facts' error texts."""
+
+    # The CUDA version number in torch's "driver on your system is too old (found version 11040)"; None if absent.
+    driver_found_version: Optional[int] = None
+    # The library or DLL that ``import torch`` failed to load, from its error, else from its traceback.
+    import_failed_file: Optional[str] = None
+
+    @property
+    def driver_found_cuda(self) -> Optional[str]:
+        """``driver_found_version`` as a CUDA version string ("11.4")."""
+        return None if self.driver_found_version is None else cuda_of_found_version(self.driver_found_version)
+
+
+def classify(facts: Facts) -> Derived:
+    """Read the facts' error texts; ``derived`` caches this per facts object."""
+    torch = facts.torch
+    found = _DRIVER_TOO_OLD.search(torch.init_error or "")
+    failed = failed_file((torch.import_error or "").strip()) or failed_file(torch.import_traceback or "")
+    return Derived(driver_found_version=int(found.group(1)) if found else None, import_failed_file=failed)
+
+
+_LAST: Optional[Tuple["weakref.ref[Facts]", Derived]] = None
+
+
+def derived(facts: Facts) -> Derived:
+    """The typed readings of ``facts``, classified once per facts object (every check of a run shares them)."""
+    global _LAST
+    if _LAST is not None and _LAST[0]() is facts:
+        return _LAST[1]
+    result = classify(facts)
+    _LAST = (weakref.ref(facts), result)
+    return result
