@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Iterator, List, Optional, Tuple
 
 from gpudoctor import compat
@@ -17,7 +16,6 @@ _MISMATCH_TEXT = "driver/library version mismatch"
 _NO_COMM_TEXT = "couldn't communicate with the nvidia driver"
 _NO_DRIVER_TEXT = "found no nvidia driver on your system"
 _INSUFFICIENT = "driver version is insufficient"  # torch's own words: the libcuda it loaded is too old
-_NVML_LIB = re.compile(r"NVML library version:\s*([\d.]+)")
 _RELOAD = "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia"
 DOWNLOAD_URL = "https://www.nvidia.com/Download/index.aspx"
 
@@ -64,8 +62,7 @@ def _mismatch(facts: Facts) -> Optional[Finding]:
     texts = _texts(facts)
     user = d.version if d.version and d.version != d.kernel_module_version else None
     if user is None:
-        match = _NVML_LIB.search(texts)
-        user = match.group(1) if match else None
+        user = derived(facts).nvml_library_version
     flagged = d.nvml_error == "version_mismatch" or _MISMATCH_TEXT in texts.lower()
     differs = bool(d.version and d.kernel_module_version and d.version != d.kernel_module_version)
     if not (flagged or differs):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gpudoctor.examples import read_text
-from gpudoctor.facts import Facts, TorchFacts
+from gpudoctor.facts import DriverFacts, Facts, TorchFacts
 from gpudoctor.facts.derive import Derived, classify, cuda_of_found_version, derived, failed_file
 from gpudoctor.parsers.report import load_facts
 
@@ -52,3 +52,16 @@ def test_the_reading_is_kept_for_the_same_facts_object_only() -> None:
     other = replace(facts, torch=TorchFacts(init_error=TOO_OLD.replace("11040", "12020")))
     assert derived(other).driver_found_cuda == "12.2"
     assert derived(facts) == first
+
+
+def test_a_windows_dll_error_gives_its_code_and_its_dll() -> None:
+    torch = TorchFacts(import_error="OSError: [WinError 126] The specified module could not be found.",
+                       import_traceback='OSError: [WinError 126] ... Error loading "C:\\py\\torch\\lib\\c10.dll"')
+    reading = classify(Facts(torch=torch))
+    assert (reading.import_winerror, reading.import_dll) == ("126", "C:\\py\\torch\\lib\\c10.dll")
+    assert classify(Facts(torch=TorchFacts(import_error="[WinError 5] Access is denied"))).import_winerror is None
+
+
+def test_the_nvml_library_version_of_a_mismatch_is_read_from_the_driver_texts() -> None:
+    text = "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 550.54"
+    assert classify(Facts(driver=DriverFacts(smi_error_text=text))).nvml_library_version == "550.54"

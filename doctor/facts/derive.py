@@ -22,6 +22,11 @@ _FAILED_FILE = (
     re.compile(r"([^\s:'\"]+\.so[\w.]*): undefined symbol: (\S+)"),
     re.compile(r"Could not load library ([\w.+-]+)"),
 )
+_WINERROR = re.compile(r"\[WinError (126|127|1114)\]")  # Windows' codes for a DLL that cannot be loaded
+_DLL = _FAILED_FILE[1]
+# nvidia-smi / NVML on a driver upgraded without a reboot: "Failed to initialize NVML: Driver/library version
+# mismatch\nNVML library version: 550.54"
+_NVML_LIB = re.compile(r"NVML library version:\s*([\d.]+)")
 
 
 def cuda_of_found_version(number: int) -> str:
@@ -46,6 +51,11 @@ class Derived:
     driver_found_version: Optional[int] = None
     # The library or DLL that ``import torch`` failed to load, from its error, else from its traceback.
     import_failed_file: Optional[str] = None
+    # Windows' error code for a DLL ``import torch`` could not load ("126", "127" or "1114"), and that DLL's path.
+    import_winerror: Optional[str] = None
+    import_dll: Optional[str] = None
+    # The user-space NVML library version the driver's error texts name.
+    nvml_library_version: Optional[str] = None
 
     @property
     def driver_found_cuda(self) -> Optional[str]:
@@ -58,7 +68,14 @@ def classify(facts: Facts) -> Derived:
     torch = facts.torch
     found = _DRIVER_TOO_OLD.search(torch.init_error or "")
     failed = failed_file((torch.import_error or "").strip()) or failed_file(torch.import_traceback or "")
-    return Derived(driver_found_version=int(found.group(1)) if found else None, import_failed_file=failed)
+    imported = "\n".join(x for x in (torch.import_error, torch.import_traceback) if x)
+    winerror = _WINERROR.search(imported)
+    dll = _DLL.search(imported)
+    driver_texts = "\n".join(t for t in (facts.driver.nvml_error_text, facts.driver.smi_error_text) if t)
+    nvml = _NVML_LIB.search(driver_texts)
+    return Derived(driver_found_version=int(found.group(1)) if found else None, import_failed_file=failed,
+                   import_winerror=winerror.group(1) if winerror else None, import_dll=dll.group(1) if dll else None,
+                   nvml_library_version=nvml.group(1) if nvml else None)
 
 
 _LAST: Optional[Tuple["weakref.ref[Facts]", Derived]] = None
