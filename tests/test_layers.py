@@ -148,3 +148,12 @@ def test_facts_and_model_import_nothing_above_them() -> None:
     imports = {**_layer_imports("gpudoctor.facts"), **{m: _imports(m, False) for m in bottom if m in MODULES}}
     assert "gpudoctor.facts.codec" in imports and "gpudoctor.facts.verify" in imports  # the whole package is read
     assert _outside(imports, bottom) == {}
+
+
+def test_the_command_line_only_wires_options_to_app() -> None:
+    forbidden = ("gpudoctor.probes", "gpudoctor.runner", "gpudoctor.redact", "gpudoctor.verification",
+                 "gpudoctor.parsers", "gpudoctor.fleet", "gpudoctor.lint", "gpudoctor.facts", "gpudoctor.model",
+                 "gpudoctor.inputs", "gpudoctor.github_event")
+    imports = _imports("gpudoctor.cli", False)
+    assert "gpudoctor.app" in imports
+    assert sorted(n for n in imports if n.startswith(forbidden)) == []
