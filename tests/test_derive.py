@@ -65,3 +65,20 @@ def test_a_windows_dll_error_gives_its_code_and_its_dll() -> None:
 def test_the_nvml_library_version_of_a_mismatch_is_read_from_the_driver_texts() -> None:
     text = "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 550.54"
     assert classify(Facts(driver=DriverFacts(smi_error_text=text))).nvml_library_version == "550.54"
+
+
+def test_library_errors_are_read_from_every_text_torch_left() -> None:
+    torch = TorchFacts(
+        import_error="ImportError: /opt/cuda/lib64/libcudnn.so.8: undefined symbol: cudnnFoo, version libcudnn.so.8",
+        init_error="OSError: /usr/lib/libnvrtc.so.12: cannot open shared object file: No such file or directory",
+        cudnn_error="RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (9, 1, 0) but found "
+                    "runtime version (8, 9, 2).",
+        warnings=("Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9}",
+                  "libnvrtc.so.12: cannot open shared object file"),
+    )
+    reading = classify(Facts(torch=torch))
+    assert reading.library_error is True
+    assert (reading.cudnn_compiled, reading.cudnn_runtime) == ("9.1.0", "8.9.2")
+    assert reading.undefined_symbol_libraries == ("/opt/cuda/lib64/libcudnn.so.8",)
+    assert reading.failed_libraries == ("libnvrtc.so.12", "libcudnn_ops.so.9.1.0")  # each once, first seen first
+    assert classify(Facts(torch=TorchFacts(warnings=("a harmless warning",)))).library_error is False

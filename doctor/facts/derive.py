@@ -27,11 +27,25 @@ _DLL = _FAILED_FILE[1]
 # nvidia-smi / NVML on a driver upgraded without a reboot: "Failed to initialize NVML: Driver/library version
 # mismatch\nNVML library version: 550.54"
 _NVML_LIB = re.compile(r"NVML library version:\s*([\d.]+)")
+# The loader's and cuDNN's words for a library torch could not use.
+_LIB_ERRORS = re.compile(r"cuDNN version incompatibility|undefined symbol|cannot open shared object file|Unable to load any of")
+_CUDNN_INCOMPAT = re.compile(r"compiled\s+against \(([\d, ]+)\) but found runtime version \(([\d, ]+)\)")
+_UNDEFINED = re.compile(r"(/[^\s:'\"]+?\.so[\w.]*): undefined symbol: ([^\s,]+)")
+_CANNOT_OPEN = re.compile(r"([^\s:'\"{},]+\.so[\w.]*): cannot open shared object file")
+_UNABLE = re.compile(r"Unable to load any of \{([^}]*)\}")
 
 
 def cuda_of_found_version(number: int) -> str:
     """CUDA's version number as torch prints it (11040) as a version string ("11.4")."""
     return f"{number // 1000}.{(number % 1000) // 10}"
+
+
+def _dotted(text: str) -> str:
+    return ".".join(part.strip() for part in text.split(","))
+
+
+def _basename(path: str) -> str:
+    return re.split(r"[\\/]", path)[-1]
 
 
 def failed_file(error: str) -> Optional[str]:
@@ -56,6 +70,12 @@ class Derived:
     import_dll: Optional[str] = None
     # The user-space NVML library version the driver's error texts name.
     nvml_library_version: Optional[str] = None
+    # From every text torch left (import error and traceback, CUDA init error, cuDNN error, warnings):
+    library_error: bool = False  # a library could not be opened, lacked a symbol, or cuDNN did not match
+    cudnn_compiled: Optional[str] = None  # "9.1.0" of "compiled against (9, 1, 0) but found runtime version (8, 9, 2)"
+    cudnn_runtime: Optional[str] = None  # "8.9.2" of the same
+    undefined_symbol_libraries: Tuple[str, ...] = ()  # paths of libraries that lacked a symbol, in order
+    failed_libraries: Tuple[str, ...] = ()  # file names of libraries that could not be opened, first seen first
 
     @property
     def driver_found_cuda(self) -> Optional[str]:
@@ -73,9 +93,19 @@ def classify(facts: Facts) -> Derived:
     dll = _DLL.search(imported)
     driver_texts = "\n".join(t for t in (facts.driver.nvml_error_text, facts.driver.smi_error_text) if t)
     nvml = _NVML_LIB.search(driver_texts)
+    texts = "\n".join(x for x in (torch.import_error, torch.import_traceback, torch.init_error, torch.cudnn_error,
+                                  *torch.warnings) if x)
+    incompat = _CUDNN_INCOMPAT.search(texts)
+    unopened = [_basename(m.group(1)) for m in _CANNOT_OPEN.finditer(texts)]
+    unopened += [m.group(1).split(",")[0].strip() for m in _UNABLE.finditer(texts)]
     return Derived(driver_found_version=int(found.group(1)) if found else None, import_failed_file=failed,
                    import_winerror=winerror.group(1) if winerror else None, import_dll=dll.group(1) if dll else None,
-                   nvml_library_version=nvml.group(1) if nvml else None)
+                   nvml_library_version=nvml.group(1) if nvml else None,
+                   library_error=_LIB_ERRORS.search(texts) is not None,
+                   cudnn_compiled=_dotted(incompat.group(1)) if incompat else None,
+                   cudnn_runtime=_dotted(incompat.group(2)) if incompat else None,
+                   undefined_symbol_libraries=tuple(m.group(1) for m in _UNDEFINED.finditer(texts)),
+                   failed_libraries=tuple(dict.fromkeys(unopened)))
 
 
 _LAST: Optional[Tuple["weakref.ref[Facts]", Derived]] = None
