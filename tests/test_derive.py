@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gpudoctor.examples import read_text
-from gpudoctor.facts import DriverFacts, Facts, TorchFacts
+from gpudoctor.facts import CompanionFacts, DriverFacts, Facts, TorchFacts
 from gpudoctor.facts.derive import Derived, classify, cuda_of_found_version, derived, failed_file
 from gpudoctor.parsers.report import load_facts
 
@@ -82,3 +82,11 @@ def test_library_errors_are_read_from_every_text_torch_left() -> None:
     assert reading.undefined_symbol_libraries == ("/opt/cuda/lib64/libcudnn.so.8",)
     assert reading.failed_libraries == ("libnvrtc.so.12", "libcudnn_ops.so.9.1.0")  # each once, first seen first
     assert classify(Facts(torch=TorchFacts(warnings=("a harmless warning",)))).library_error is False
+
+
+def test_torchvisions_cuda_mismatch_names_both_versions() -> None:
+    error = ("RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA major versions. "
+             "PyTorch has CUDA Version=11.8 and torchvision has CUDA Version=12.1. Please reinstall the torchvision")
+    reading = classify(Facts(torchvision=CompanionFacts(import_error=error)))
+    assert reading.torchvision_cuda_pair == ("11.8", "12.1")
+    assert classify(Facts(torchvision=CompanionFacts(import_error="ImportError: nope"))).torchvision_cuda_pair is None

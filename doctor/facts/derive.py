@@ -33,6 +33,9 @@ _CUDNN_INCOMPAT = re.compile(r"compiled\s+against \(([\d, ]+)\) but found runtim
 _UNDEFINED = re.compile(r"(/[^\s:'\"]+?\.so[\w.]*): undefined symbol: ([^\s,]+)")
 _CANNOT_OPEN = re.compile(r"([^\s:'\"{},]+\.so[\w.]*): cannot open shared object file")
 _UNABLE = re.compile(r"Unable to load any of \{([^}]*)\}")
+# torchvision's own refusal to pair with a torch of another CUDA.
+_CUDA_PAIR = re.compile(
+    r"PyTorch has CUDA Version\s*=\s*(\d+(?:\.\d+)*) and torchvision has CUDA Version\s*=\s*(\d+(?:\.\d+)*)")
 
 
 def cuda_of_found_version(number: int) -> str:
@@ -76,6 +79,9 @@ class Derived:
     cudnn_runtime: Optional[str] = None  # "8.9.2" of the same
     undefined_symbol_libraries: Tuple[str, ...] = ()  # paths of libraries that lacked a symbol, in order
     failed_libraries: Tuple[str, ...] = ()  # file names of libraries that could not be opened, first seen first
+    # (torch's CUDA, torchvision's CUDA) from torchvision's import error "PyTorch has CUDA Version=11.8 and
+    # torchvision has CUDA Version=12.1".
+    torchvision_cuda_pair: Optional[Tuple[str, str]] = None
 
     @property
     def driver_found_cuda(self) -> Optional[str]:
@@ -96,6 +102,7 @@ def classify(facts: Facts) -> Derived:
     texts = "\n".join(x for x in (torch.import_error, torch.import_traceback, torch.init_error, torch.cudnn_error,
                                   *torch.warnings) if x)
     incompat = _CUDNN_INCOMPAT.search(texts)
+    pair = _CUDA_PAIR.search((facts.torchvision.import_error or "").strip())
     unopened = [_basename(m.group(1)) for m in _CANNOT_OPEN.finditer(texts)]
     unopened += [m.group(1).split(",")[0].strip() for m in _UNABLE.finditer(texts)]
     return Derived(driver_found_version=int(found.group(1)) if found else None, import_failed_file=failed,
@@ -105,7 +112,8 @@ def classify(facts: Facts) -> Derived:
                    cudnn_compiled=_dotted(incompat.group(1)) if incompat else None,
                    cudnn_runtime=_dotted(incompat.group(2)) if incompat else None,
                    undefined_symbol_libraries=tuple(m.group(1) for m in _UNDEFINED.finditer(texts)),
-                   failed_libraries=tuple(dict.fromkeys(unopened)))
+                   failed_libraries=tuple(dict.fromkeys(unopened)),
+                   torchvision_cuda_pair=(pair.group(1), pair.group(2)) if pair else None)
 
 
 _LAST: Optional[Tuple["weakref.ref[Facts]", Derived]] = None
