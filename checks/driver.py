@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import re
 from typing import Iterator, List, Optional, Tuple
 
 from gpudoctor import compat
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.driver_advice import insufficient, no_upgrade_helps, upgrade_text
 from gpudoctor.facts import Facts
+from gpudoctor.facts.derive import cuda_of_found_version, derived
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, Skip, check, skip
 
 _MISMATCH_TEXT = "driver/library version mismatch"
 _NO_COMM_TEXT = "couldn't communicate with the nvidia driver"
 _NO_DRIVER_TEXT = "found no nvidia driver on your system"
-_TOO_OLD = re.compile(r"driver on your system is too old \(found version (\d+)\)", re.IGNORECASE)
 _INSUFFICIENT = "driver version is insufficient"  # torch's own words: the libcuda it loaded is too old
-_NVML_LIB = re.compile(r"NVML library version:\s*([\d.]+)")
 _RELOAD = "sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia"
 DOWNLOAD_URL = "https://www.nvidia.com/Download/index.aspx"
 
@@ -64,8 +62,7 @@ def _mismatch(facts: Facts) -> Optional[Finding]:
     texts = _texts(facts)
     user = d.version if d.version and d.version != d.kernel_module_version else None
     if user is None:
-        match = _NVML_LIB.search(texts)
-        user = match.group(1) if match else None
+        user = derived(facts).nvml_library_version
     flagged = d.nvml_error == "version_mismatch" or _MISMATCH_TEXT in texts.lower()
     differs = bool(d.version and d.kernel_module_version and d.version != d.kernel_module_version)
     if not (flagged or differs):
@@ -219,17 +216,17 @@ def _too_old(facts: Facts) -> Optional[Finding]:
         return None
     system = facts.platform.system or "Linux"
     version = facts.driver.version
-    match = _TOO_OLD.search(torch.init_error or "")
+    found = derived(facts).driver_found_version
     can_run = compat.driver_can_run(version, torch.cuda, system) if version else None
     said = _INSUFFICIENT in (torch.init_error or "").lower() and torch.is_available is False
-    if can_run is not False and not match:
+    if can_run is not False and found is None:
         return insufficient(facts) if said else None
     if version:
         supports = compat.driver_cuda_version(version) or facts.driver.cuda_version
         observed = f"driver {version}" + (f" supports CUDA {supports}" if supports else "")
     else:
-        found = int(match.group(1)) if match else 0
-        observed = f"the driver supports CUDA {found // 1000}.{(found % 1000) // 10} (torch: \"found version {found}\")"
+        number = found or 0
+        observed = f"the driver supports CUDA {cuda_of_found_version(number)} (torch: \"found version {number}\")"
     requirement = compat.driver_requirement(torch.cuda, system)
     minimum = requirement.minimum if requirement else None
     major = torch.cuda.split(".")[0]

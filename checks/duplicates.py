@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Iterator, List, Optional
 
+from packaging.utils import canonicalize_name
+
 from gpudoctor import plausible
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.support import words as _cmd
@@ -54,7 +56,7 @@ def _removal(facts: Facts, torch_dir: str, imported: bool) -> Fix:
             else _cmd.unset(facts, "PYTHONPATH")
         return _cmd.fix(f"Take {site} out of PYTHONPATH, here and in the profile that sets it.", (command,),
                         "Remove it from the setting that names it.")
-    if not any(d.location and d.location.rstrip("\\/") == site for d in facts.packages if pk.normalise(d.name) == "torch"):
+    if not any(d.location and d.location.rstrip("\\/") == site for d in facts.packages if canonicalize_name(d.name) == "torch"):
         return _cmd.fix(f"{torch_dir} is not an installed distribution (a copied or source tree): move it aside.",
                         (_move_aside(facts, torch_dir),), aside)
     if kind == "user site" and imported:
@@ -93,7 +95,7 @@ def _listed_twice(facts: Facts, listed: List[str]) -> Iterator[Finding]:
 def duplicate_torch(facts: Facts) -> Iterator[Finding]:
     t = facts.torch
     pk.require_torch(facts)
-    dists = [d for d in facts.packages if pk.normalise(d.name) == "torch"]
+    dists = [d for d in facts.packages if canonicalize_name(d.name) == "torch"]
     if not t.location:
         yield from _listed_twice(facts, [d.version for d in dists])
         return

@@ -11,6 +11,7 @@ from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks import packages as pk
 from gpudoctor.checks import toolkit as tk
 from gpudoctor.facts import Facts
+from gpudoctor.facts.derive import derived
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, skip
 from gpudoctor.shell import Shell, UnsafeValue, literal
@@ -21,15 +22,6 @@ MIXED_LINKS = ("https://docs.nvidia.com/cuda/cuda-installation-guide-linux/#pip-
 
 UNINSTALL_IN_WORDS = "Uninstall the wheels listed above with pip uninstall."
 _TORCH_OWN = ("libtorch", "libc10", "libshm", "libcaffe2", "libgomp", "libnvfuser")
-_LIB_ERRORS = re.compile(r"cuDNN version incompatibility|undefined symbol|cannot open shared object file|Unable to load any of")
-_CUDNN_INCOMPAT = re.compile(r"compiled\s+against \(([\d, ]+)\) but found runtime version \(([\d, ]+)\)")
-_UNDEFINED = re.compile(r"(/[^\s:'\"]+?\.so[\w.]*): undefined symbol: ([^\s,]+)")
-_CANNOT_OPEN = re.compile(r"([^\s:'\"{},]+\.so[\w.]*): cannot open shared object file")
-_UNABLE = re.compile(r"Unable to load any of \{([^}]*)\}")
-
-
-def _dotted(text: str) -> str:
-    return ".".join(part.strip() for part in text.split(","))
 
 
 def _texts(facts: Facts) -> str:
@@ -102,9 +94,9 @@ def _path_without(entry: str) -> Optional[str]:
     return f"$env:Path = ($env:Path -split ';' | Where-Object {{ $_ -ne {folder} }}) -join ';'"
 
 
-def _failed_beside_copies(facts: Facts, texts: str) -> Iterator[Finding]:
+def _failed_beside_copies(facts: Facts) -> Iterator[Finding]:
     """A library that cannot be opened while an LD_LIBRARY_PATH folder holds another copy of the same library."""
-    for lib in _failed_libraries(texts):
+    for lib in derived(facts).failed_libraries:
         what = tk.library(lib)
         if what is None:
             continue
@@ -128,11 +120,11 @@ def shadowed(facts: Facts) -> Iterator[Finding]:
     pk.require_torch(facts)
     if facts.platform.system == "Darwin":
         raise skip("macOS has no CUDA libraries")
-    texts = _texts(facts)
-    severity = Severity.ERROR if _LIB_ERRORS.search(texts) else Severity.WARNING
-    incompat = _CUDNN_INCOMPAT.search(texts)
+    reading = derived(facts)
+    severity = Severity.ERROR if reading.library_error else Severity.WARNING
+    built, runtime = reading.cudnn_compiled, reading.cudnn_runtime
     foreign: Dict[str, List[str]] = {}
-    candidates = list(t.loaded_libraries) + [m.group(1) for m in _UNDEFINED.finditer(texts)]
+    candidates = list(t.loaded_libraries) + list(reading.undefined_symbol_libraries)
     for path in candidates:
         if tk.library(path) is not None and not _is_own(facts, path) and path not in foreign.get(tk.dirname(path), []):
             foreign.setdefault(tk.dirname(path), []).append(path)
@@ -141,8 +133,8 @@ def shadowed(facts: Facts) -> Iterator[Finding]:
         what = ", ".join(sorted({(tk.library(p) or ("", ""))[0] for p in paths}))
         why = f"the {variable} entry {entry}" if entry else f"the loader's {variable}"
         detail = f"Observed: {'; '.join(paths)}, found through {why}. Required: CUDA libraries from site-packages/nvidia/*/lib or torch/lib."
-        if incompat:
-            detail += f" torch was compiled against cuDNN {_dotted(incompat.group(1))} and found {_dotted(incompat.group(2))}."
+        if built is not None:
+            detail += f" torch was compiled against cuDNN {built} and found {runtime}."
         yield Finding(
             "libs.shadowed", severity, f"torch loaded {what} from {folder}, not from its own wheels ({why} comes first)",
             detail, _shadow_fix(facts, variable, entry), SHADOW_LINKS,
@@ -151,9 +143,8 @@ def shadowed(facts: Facts) -> Iterator[Finding]:
     if foreign:
         return
     cudnn_paths = [p for p in t.loaded_libraries if (tk.library(p) or ("",))[0] == "cuDNN"]
-    if incompat and not cudnn_paths:
+    if built is not None and not cudnn_paths:
         variable, entry = _suspect(facts)
-        runtime, built = _dotted(incompat.group(2)), _dotted(incompat.group(1))
         yield Finding(
             "libs.shadowed", Severity.ERROR,
             f"torch was compiled against cuDNN {built} but loaded cuDNN {runtime}"
@@ -165,7 +156,7 @@ def shadowed(facts: Facts) -> Iterator[Finding]:
         return
     imported = t.version is not None and not (t.import_error or t.crashed or t.timed_out)
     if not imported:
-        beside = list(_failed_beside_copies(facts, texts))
+        beside = list(_failed_beside_copies(facts))
         yield from beside
         if not beside:
             raise skip("torch did not import, so the libraries it loads are not known")
@@ -227,12 +218,6 @@ def _uninstall(facts: Facts, names: List[str]) -> Optional[str]:
     return _cmd.command(facts, _cmd.python(facts) + ["-m", "pip", "uninstall", "-y", *names])
 
 
-def _failed_libraries(texts: str) -> List[str]:
-    found = [tk.basename(m.group(1)) for m in _CANNOT_OPEN.finditer(texts)]
-    found += [m.group(1).split(",")[0].strip() for m in _UNABLE.finditer(texts)]
-    return list(dict.fromkeys(found))
-
-
 @check("libs.missing", "Libraries torch needs are installed")
 def missing(facts: Facts) -> Iterator[Finding]:
     t = facts.torch
@@ -245,7 +230,7 @@ def missing(facts: Facts) -> Iterator[Finding]:
     absent = [f"{req.name}{req.specifier}" for req, have in reqs if have is None]
     reinstall = pk.torch_reinstall(facts)
     version = pk.torch_version(facts)
-    failed = _failed_libraries(texts)
+    failed = list(derived(facts).failed_libraries)
     if absent:
         works = t.is_available is True and not t.import_error
         yield Finding(

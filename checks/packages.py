@@ -14,8 +14,6 @@ from gpudoctor.registry import check, need, skip
 
 RELEASE_LINKS = ("https://pytorch.org/get-started/previous-versions/", "https://docs.pytorch.org/audio/stable/installation.html")
 STABLE_ABI_AUDIO = (2, 11)  # torchaudio 2.11+ is built on torch's stable ABI and runs with that torch and any later one
-def normalise(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def parent(path: str) -> str:

@@ -41,8 +41,8 @@ def torch_serves_every_gpu(facts: Facts) -> bool:
 
 
 def _libraries(facts: Facts) -> List[str]:
-    names = {dist.name.lower().replace("_", "-"): dist for dist in facts.packages}
-    return [f"{name} {names[name].version}".strip() for name in KERNEL_LIBRARIES if name in names]
+    found = [(name, facts.package(name)) for name in KERNEL_LIBRARIES]
+    return [f"{name} {dist.version}".strip() for name, dist in found if dist is not None]
 
 
 def kernel_layer(facts: Facts, quoted: Optional[str]) -> Finding:

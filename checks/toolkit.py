@@ -6,6 +6,7 @@ import re
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 
 from gpudoctor import compat, plausible
 from gpudoctor.checks.support import install as _fix
@@ -62,7 +63,7 @@ def wheel_for(component: str, major: int) -> str:
 
 def ships(wheel: str, component: str) -> bool:
     """Whether the distribution ``wheel`` is the nvidia wheel of ``component`` (any CUDA major)."""
-    return re.fullmatch(rf"nvidia-{re.escape(component)}(-cu\d+)?", pk.normalise(wheel)) is not None
+    return re.fullmatch(rf"nvidia-{re.escape(component)}(-cu\d+)?", canonicalize_name(wheel)) is not None
 
 
 def marker_env(facts: Facts, extra: str = "") -> Optional[Dict[str, str]]:
@@ -103,7 +104,7 @@ def requirements(dist: Optional[Distribution], env: Optional[Dict[str, str]], ex
 
 def wheel_cuda_major(name: str, version: str) -> Optional[int]:
     """The CUDA major of an nvidia-* or cuda-toolkit wheel (``-cu12`` suffix, or the version); None for others."""
-    norm = pk.normalise(name)
+    norm = canonicalize_name(name)
     suffixed = re.fullmatch(r"nvidia-[a-z0-9-]+?-cu(\d+)", norm)
     if suffixed:
         return int(suffixed.group(1))
@@ -144,7 +145,7 @@ def nvidia_requirements(facts: Facts) -> List[Tuple[Requirement, Optional[Distri
     env = marker_env(facts)
     out: List[Tuple[Requirement, Optional[Distribution]]] = []
     for req in requirements(facts.package("torch"), env):
-        name = pk.normalise(req.name)
+        name = canonicalize_name(req.name)
         if name.startswith("nvidia-") or name == "cuda-toolkit":
             out.append((req, facts.package(name)))
         if name == "cuda-toolkit":

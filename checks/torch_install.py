@@ -8,27 +8,15 @@ from typing import Iterator, List, Optional
 from gpudoctor import compat
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.facts import Facts
+from gpudoctor.facts.derive import derived
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, need
 
-_SO_MISSING = re.compile(r"([\w.+-]+\.so(?:\.[\w]+)*): cannot open shared object file")
-_DLL = re.compile(r"Error loading \"([^\"]+)\"")
-_UNDEFINED = re.compile(r"([^\s:'\"]+\.so[\w.]*): undefined symbol: (\S+)")
-_COULD_NOT_LOAD = re.compile(r"Could not load library ([\w.+-]+)")
 _NVIDIA_WHEEL_LIBS = (
     "libcudnn", "libcublas", "libcusparse", "libcufft", "libcurand", "libcusolver", "libnccl", "libnvjitlink",
     "libcudart", "libnvrtc", "libcupti", "libnvtoolsext", "libcufile", "libnvshmem", "libcusparselt",
 )
 VC_REDIST = "winget install --id Microsoft.VCRedist.2015+.x64"
-
-
-def failed_file(error: str) -> Optional[str]:
-    """The shared library or DLL named in an import error, as the loader printed it."""
-    for pattern in (_SO_MISSING, _DLL, _UNDEFINED, _COULD_NOT_LOAD):
-        match = pattern.search(error)
-        if match:
-            return match.group(1)
-    return None
 
 
 def _basename(path: str) -> str:
@@ -71,7 +59,7 @@ def _import_failed(facts: Facts) -> Finding:
     torch = facts.torch
     error = (torch.import_error or "").strip()
     last = error.splitlines()[-1] if error else "unknown error"
-    name = failed_file(error) or failed_file(torch.import_traceback or "")
+    name = derived(facts).import_failed_file
     detail = f"The file that failed to load: {name}\n\n" if name else ""
     detail += torch.import_traceback or error
     return Finding(

@@ -10,11 +10,10 @@ from packaging.version import InvalidVersion, Version
 from gpudoctor import compat
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.facts import Facts
+from gpudoctor.facts.derive import derived
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, need, skip
 
-_CUDA_PAIR = re.compile(
-    r"PyTorch has CUDA Version\s*=\s*(\d+(?:\.\d+)*) and torchvision has CUDA Version\s*=\s*(\d+(?:\.\d+)*)")
 _OPS_TEXTS = ("torchvision::", "couldn't load custom c++ ops", "undefined symbol", "_c.so", "_c_stable", "_c.pyd")
 
 
@@ -155,10 +154,9 @@ def torchvision_pairing(facts: Facts) -> Iterator[Finding]:
     torch_version = need(torch.version or _fix.installed_version(facts, "torch"), "torch.version")
     vision_version = vision.version or _fix.installed_version(facts, "torchvision") or "(unknown version)"
     error = (vision.import_error or "").strip()
-    cuda_text = _CUDA_PAIR.search(error)
-    if cuda_text:
-        yield _cuda_mismatch(facts, torch_version, vision_version, cuda_text.group(1), cuda_text.group(2),
-                             Severity.ERROR, error)
+    pair = derived(facts).torchvision_cuda_pair
+    if pair is not None:
+        yield _cuda_mismatch(facts, torch_version, vision_version, pair[0], pair[1], Severity.ERROR, error)
         return
     ops_error = (vision.ops_error or "").strip()
     if error or ops_error:

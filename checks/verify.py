@@ -28,7 +28,7 @@ from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, skip
 from gpudoctor.shell import Shell
-from gpudoctor.verify_facts import DeviceResult, ParityResult, VerifyFacts
+from gpudoctor.facts.verify import DeviceResult, ParityResult, VerifyFacts
 
 _OBSERVED = {
     "crashed": "it was killed by a signal",

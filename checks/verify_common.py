@@ -7,7 +7,7 @@ from typing import Optional
 from gpudoctor.facts import Facts
 from gpudoctor.model import Fix
 from gpudoctor.registry import need
-from gpudoctor.verify_facts import DeviceResult, VerifyFacts
+from gpudoctor.facts.verify import DeviceResult, VerifyFacts
 
 CHECK_GPU = Fix("The other rows of this report name the root cause and its fix; gpudoctor check prints them on their own.",
                 ("gpudoctor check",))

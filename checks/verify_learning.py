@@ -8,7 +8,7 @@ from gpudoctor.checks.verify_common import HOLDERS, XID, XID_FIX, device, gpu_na
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, skip
-from gpudoctor.verify_facts import DeviceResult, ModelRun
+from gpudoctor.facts.verify import DeviceResult, ModelRun
 
 
 def _run_error(run: ModelRun, dev: Optional[DeviceResult]) -> Finding:

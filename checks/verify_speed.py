@@ -8,7 +8,7 @@ from gpudoctor.checks.verify_common import HOLDERS, verify_facts
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, skip
-from gpudoctor.verify_facts import ClockSummary, DeviceResult, ModelRun, VerifyFacts
+from gpudoctor.facts.verify import ClockSummary, DeviceResult, ModelRun, VerifyFacts
 
 SPEEDUP_REQUIRED = 1.0  # below: the GPU is slower than the CPU, acceleration not proven
 SPEEDUP_EXPECTED = 2.0  # below: a warning

@@ -9,11 +9,10 @@ from gpudoctor import compat
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks import packages as pk
 from gpudoctor.facts import Facts
+from gpudoctor.facts.derive import derived
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, need, skip
 
-_WINERROR = re.compile(r"\[WinError (126|127|1114)\]")
-_DLL = re.compile(r"Error loading \"([^\"]+)\"")
 _CUDA_BIN = re.compile(r"CUDA[\\/]v(\d+(?:\.\d+)?)[\\/]bin", re.IGNORECASE)
 MEANING = {
     "126": "a DLL it depends on was not found",
@@ -91,15 +90,12 @@ def _causes(facts: Facts, code: str, dll: str) -> List[Cause]:
 def dll_load_failed(facts: Facts) -> Iterator[Finding]:
     if need(facts.platform.system, "platform.system", "the operating system is not known") != "Windows":
         raise skip("not Windows")
-    t = facts.torch
     pk.require_torch(facts)
-    text = "\n".join(x for x in (t.import_error, t.import_traceback) if x)
-    found = _WINERROR.search(text)
-    if not found:
+    reading = derived(facts)
+    code = reading.import_winerror
+    if code is None:
         return
-    code = found.group(1)
-    path_match = _DLL.search(text)
-    path = path_match.group(1) if path_match else None
+    path = reading.import_dll
     dll = re.split(r"[\\/]", path)[-1].lower() if path else ""
     causes = _causes(facts, code, dll)
     named = path or "a DLL"

@@ -13,17 +13,17 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple, Union
 from gpudoctor.facts import Facts
 from gpudoctor.model import CheckResult, Finding, Report, Severity
 from gpudoctor.causes import Cause
+from gpudoctor import app
+from gpudoctor.errors import UserError
 
 if TYPE_CHECKING:
     from gpudoctor.examples import Example
     from gpudoctor.registry import Catalogue
 
-FAIL_ON: Dict[str, Optional[Severity]] = {
-    "error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "never": None,
-}
+FAIL_ON: Dict[str, Optional[Severity]] = {level.value: level.severity for level in app.FailOn}
 
 
-class SelectionError(ValueError):
+class SelectionError(UserError, ValueError):
     """A ``select`` pattern that names no check; the message is one line."""
 
 
@@ -153,15 +153,12 @@ Source = Union[str, "os.PathLike[str]", Facts, FactsView]
 
 
 def _catalogue(select: Sequence[str], ignore: Sequence[str], plugins: bool) -> Catalogue:
-    from gpudoctor import registry
-
     if isinstance(select, str) or isinstance(ignore, str):
         raise TypeError("select and ignore take a list of check ids, not a single string")
-    catalogue = registry.discover(plugins=plugins)
-    for pattern in select:
-        if not catalogue.select([pattern]).checks:
-            raise SelectionError(f"select {pattern!r}: no check has that id or id prefix")
-    return catalogue.select(select, ignore)
+    try:
+        return app.choose_checks(app.Selection(plugins, tuple(select), tuple(ignore)))
+    except app.UnknownCheck as exc:
+        raise SelectionError(f"select {exc.pattern!r}: no check has that id or id prefix") from None
 
 
 def _run(facts: Facts, select: Sequence[str], ignore: Sequence[str], plugins: bool, redact: bool,
@@ -177,9 +174,7 @@ def _run(facts: Facts, select: Sequence[str], ignore: Sequence[str], plugins: bo
 
 
 def _collect(python: Optional[str], timeout: float) -> Facts:
-    from gpudoctor import probes
-
-    return probes.collect(python=python, timeout=timeout)
+    return app.collect(python, timeout, spinner=False)
 
 
 def check(python: Optional[str] = None, *, timeout: float = 60.0, select: Sequence[str] = (),
@@ -226,15 +221,11 @@ def verify(dataset: str = "synthetic", *, device: Optional[str] = None, all_devi
            timeout: float = 1800.0, select: Sequence[str] = (), ignore: Sequence[str] = (), plugins: bool = True,
            redact: bool = False, verbose: bool = False) -> Diagnosis:
     """Train the reference models on the GPU and the CPU (each in a child process) and run every check."""
-    from gpudoctor.probes.verify import runner as verifier
-
     if device and all_devices:
         raise ValueError("device and all_devices cannot be used together")
     _catalogue(select, ignore, plugins)
-    collected = _collect(python, 60.0)
-    result = verifier.run_verify(python=python, dataset=dataset, device=device, all_devices=all_devices,
-                                 data_dir=data_dir, epochs=epochs, timeout=timeout)
-    return _run(dataclasses.replace(collected, verify=result), select, ignore, plugins, redact, verbose)
+    options = app.VerifyOptions(dataset, device, all_devices, data_dir, epochs, python, timeout)
+    return _run(app.verified(options, progress=False, spinner=False), select, ignore, plugins, redact, verbose)
 
 
 def examples() -> Tuple[Example, ...]:

@@ -6,41 +6,17 @@ import functools
 import math
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Optional, Sequence, Tuple, TypeVar
 
 import click
 
-from gpudoctor import __version__
-
-if TYPE_CHECKING:
-    from gpudoctor.facts import Facts
-    from gpudoctor.registry import Catalogue
+from gpudoctor import __version__, app
+from gpudoctor.errors import EXIT_USAGE, UserError
 
 FORMATS = ("terminal", "markdown", "json")
-FAIL_ON = ("error", "warning", "info", "never")
-DATASETS = ("synthetic", "mnist", "cifar10", "catsdogs", "folder:PATH")
-EXIT_USAGE = 2
+FAIL_ON = app.FAIL_ON
+DATASETS = app.DATASETS
 F = TypeVar("F", bound=Callable[..., Any])
-
-# Exceptions that mean "bad input or options": (module, class name); looked up lazily so --help stays fast.
-_USER_ERRORS = (
-    ("gpudoctor.cli", "UserError"),
-    ("gpudoctor.parsers.report", "InputError"),
-    ("gpudoctor.probes", "PythonError"),
-    ("gpudoctor.probes.verify.runner", "VerifyInputError"),
-    ("gpudoctor.facts", "FactsError"),
-    ("gpudoctor.render.console", "OutputError"),
-    ("gpudoctor.examples", "UnknownExample"),
-    ("gpudoctor.mcp_server", "MissingExtra"),
-    ("gpudoctor.github_event", "EventError"),
-    ("gpudoctor.inputs", "PipeError"),
-    ("gpudoctor.plan_command", "PlanError"),
-)
-
-
-class UserError(Exception):
-    """A problem with what the user asked for; printed as one line, exit code 2."""
-
 
 QUOTE_LIMIT = 500  # characters of an error message; a value quoted in it can be megabytes
 
@@ -50,24 +26,10 @@ def _one_line(exc: BaseException) -> str:
     return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + f"… ({len(text) - QUOTE_LIMIT} characters cut)"
 
 
-def _is_user_error(exc: BaseException) -> bool:
-    for module, name in _USER_ERRORS:
-        cls = getattr(sys.modules.get(module), name, None)
-        if isinstance(cls, type) and isinstance(exc, cls):
-            return True
-    return False
-
-
 def _note(message: str) -> None:
     from gpudoctor.render.console import note
 
     note(message)  # lazily: importing the console helpers costs --help time
-
-
-def _redacted(facts: Facts) -> Facts:
-    from gpudoctor.redact import redact
-
-    return redact(facts)
 
 
 def guarded(func: F) -> F:
@@ -83,7 +45,7 @@ def guarded(func: F) -> F:
             _note("error: interrupted")
             sys.exit(130)
         except Exception as exc:  # noqa: BLE001 - nothing may end in a traceback
-            if _is_user_error(exc):
+            if isinstance(exc, UserError):
                 _note(f"error: {_one_line(exc)}")
                 sys.exit(EXIT_USAGE)
             if os.environ.get("GPUDOCTOR_DEBUG"):
@@ -148,68 +110,13 @@ _python_option = click.option("--python", metavar="PATH", callback=_not_empty,
                               help="Diagnose this interpreter's environment.")
 
 
-def _catalogue(select: Sequence[str], ignore: Sequence[str], plugins: bool) -> Catalogue:
-    from gpudoctor import registry
-
-    catalogue = registry.discover(plugins=plugins)
-    for pattern in select:
-        if not catalogue.select([pattern]).checks:
-            raise UserError(f"--select {pattern}: no check has that id or id prefix (see `gpudoctor checks`)")
-    for pattern in ignore:
-        if not catalogue.select([pattern]).checks:
-            _note(f"warning: --ignore {pattern}: no check has that id or id prefix")
-    return catalogue.select(select, ignore)
+def _output(fmt: Optional[str], json_format: bool, output: Optional[str], verbose: bool, fail_on: str,
+            redact: Optional[bool]) -> app.Output:
+    return app.Output(fmt, json_format, output, verbose, app.FailOn(fail_on), redact)
 
 
-def _collect(python: Optional[str], timeout: float) -> Facts:
-    from gpudoctor import probes
-    from gpudoctor.render.console import spinner
-
-    with spinner("Collecting facts…"):
-        return probes.collect(python=python, timeout=timeout)
-
-
-def _prepare(select: Sequence[str] = (), ignore: Sequence[str] = (), no_plugins: bool = False,
-             output: Optional[str] = None, fmt: Optional[str] = None, json_format: bool = False,
-             **_: Any) -> Catalogue:
-    """Validate the selection and the output target before any slow probing; the checks to run."""
-    from gpudoctor.render.console import check_writable
-
-    if json_format and fmt not in (None, "json"):
-        raise UserError(f"--json and --format {fmt} contradict each other; give one of them")
-
-    catalogue = _catalogue(select, ignore, not no_plugins)
-    check_writable(output)
-    return catalogue
-
-
-def _finish(facts: Facts, catalogue: Catalogue, fmt: Optional[str] = None, output: Optional[str] = None,
-            verbose: bool = False, fail_on: str = "error", redact: Optional[bool] = None,
-            json_format: bool = False, **_: Any) -> int:
-    """Redact if asked (before the checks, so no finding quotes what was removed), check, render, write."""
-    from gpudoctor.model import Severity
-    from gpudoctor.render import Format, render
-    from gpudoctor.render.common import summary_line
-    from gpudoctor.render.console import deliver
-    from gpudoctor.runner import run_checks
-    from gpudoctor.textsafe import scrub
-
-    chosen = Format.choose("json" if json_format else fmt, output)
-    if redact if redact is not None else chosen is not Format.TERMINAL:
-        facts = _redacted(facts)
-    report = scrub(run_checks(catalogue, facts))  # no control character or bad byte reaches the output
-    text = render(report, chosen, verbose)
-    from gpudoctor.render.diagnosis import lead_for, styled_with
-
-    lead = lead_for(report, chosen)
-    styled = None
-    if chosen is Format.TERMINAL and output in (None, "-"):
-        from gpudoctor.render.terminal import render_rich
-
-        styled = functools.partial(styled_with, lead, functools.partial(render_rich, report, verbose))
-    deliver(lead + text, output, styled, summary_line(report))
-    levels = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "never": None}
-    return report.exit_code(levels[fail_on])
+def _selection(select: Sequence[str], ignore: Sequence[str], no_plugins: bool) -> app.Selection:
+    return app.Selection(not no_plugins, tuple(select), tuple(ignore))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -227,10 +134,12 @@ def main() -> None:
 @_selection_options
 @_timeout_option(60.0, "the torch probe")
 @guarded
-def check(python: Optional[str], timeout: float, **opts: Any) -> int:
+def check(python: Optional[str], timeout: float, fmt: Optional[str], json_format: bool, output: Optional[str],
+          verbose: bool, fail_on: str, redact: Optional[bool], select: Tuple[str, ...], ignore: Tuple[str, ...],
+          no_plugins: bool) -> int:
     """Probe this machine and environment, run every check and print the verdicts with fixes."""
-    catalogue = _prepare(**opts)
-    return _finish(_collect(python, timeout), catalogue, **opts)
+    return app.check(app.CheckOptions(python, timeout, _output(fmt, json_format, output, verbose, fail_on, redact),
+                                      _selection(select, ignore, no_plugins)))
 
 
 @main.command()
@@ -244,17 +153,7 @@ def check(python: Optional[str], timeout: float, **opts: Any) -> int:
 @guarded
 def facts(output: Optional[str], python: Optional[str], redact: bool, node_name: Optional[str], timeout: float) -> int:
     """Print the facts gpudoctor collects, as JSON (`gpudoctor diagnose` reads them back)."""
-    from gpudoctor.fleet.naming import check_node_name, with_node
-    from gpudoctor.render.console import check_writable, deliver
-
-    check_writable(output)
-    if node_name is not None:
-        check_node_name(node_name)
-    collected = _collect(python, timeout)
-    shown = _redacted(collected) if redact else collected
-    shown = with_node(shown, node_name) if node_name is not None else shown
-    deliver(shown.to_json() + "\n", output, None, "Facts collected.")
-    return 0
+    return app.facts(app.FactsOptions(output, python, redact, node_name, timeout))
 
 
 def _example_names(start: str) -> list[str]:
@@ -278,8 +177,10 @@ def _example_names(start: str) -> list[str]:
 @click.option("--jobs", type=click.IntRange(min=1), metavar="N",
               help="Fleet view: processes that read and check files [default: the usable CPUs, at most 8].")
 @guarded
-def diagnose(sources: Tuple[str, ...], example: Optional[str], event: Optional[str], drain_list: Optional[str],
-             expect: Optional[str], jobs: Optional[int], **opts: Any) -> int:
+def diagnose(sources: Tuple[str, ...], example: Optional[str], event: Optional[str], fmt: Optional[str],
+             json_format: bool, output: Optional[str], verbose: bool, fail_on: str, redact: Optional[bool],
+             select: Tuple[str, ...], ignore: Tuple[str, ...], no_plugins: bool, drain_list: Optional[str],
+             expect: Optional[str], jobs: Optional[int]) -> int:
     """Diagnose a facts file, a gpudoctor report, or a pasted issue body (collect_env, nvidia-smi, pip list,
     env reports, tracebacks, all mixed in Markdown).
 
@@ -287,34 +188,9 @@ def diagnose(sources: Tuple[str, ...], example: Optional[str], event: Optional[s
     from the majority, the fix per group and the nodes to drain. Its exit code is 1 when a node reaches
     --fail-on (--drain-list names it) or a file cannot be read, 2 when there is no input at all.
     """
-    from gpudoctor.fleet.sources import is_fleet
-    from gpudoctor import inputs
-    from gpudoctor.parsers.report import load_facts
-
-    if sum((bool(sources), example is not None, event is not None)) != 1:
-        raise UserError(
-            "give one of FILE (or - for standard input; several files, a directory or a glob for a fleet), "
-            "--example NAME or --github-event PATH"
-        )
-    catalogue = _prepare(**opts)
-    if example is not None:
-        from gpudoctor.examples import read_text
-
-        return _finish(load_facts(read_text(example), f"example {example}"), catalogue, **opts)
-    if event is not None:
-        from gpudoctor.github_event import answer_event
-
-        return answer_event(event, catalogue, opts.get("output"), opts.get("redact"))
-    if drain_list is not None or expect is not None or is_fleet(sources):
-        from gpudoctor.fleet.command import run_fleet
-
-        return run_fleet(sources, catalogue, drain_list=drain_list, expect=expect, jobs=jobs, **opts)
-    source = sources[0]
-    if source == "-" and sys.stdin is None:
-        raise UserError("standard input is closed; give a file, or pipe the report in")
-    if source == "-" and sys.stdin.isatty():
-        _note("Paste the report, then press Ctrl-D (Ctrl-Z and Enter on Windows).")
-    return _finish(inputs.load(str(source)), catalogue, **opts)
+    return app.diagnose(app.DiagnoseOptions(
+        tuple(sources), example, event, drain_list, expect, jobs,
+        _output(fmt, json_format, output, verbose, fail_on, redact), _selection(select, ignore, no_plugins)))
 
 
 @main.command("examples")
@@ -363,25 +239,11 @@ def list_checks(no_plugins: bool) -> int:
 @_timeout_option(1800.0, "the training run")
 @guarded
 def verify(dataset: str, device: Optional[str], all_devices: bool, data_dir: Optional[str], epochs: Optional[int],
-           python: Optional[str], timeout: float, **opts: Any) -> int:
+           python: Optional[str], fmt: Optional[str], json_format: bool, output: Optional[str], verbose: bool,
+           fail_on: str, redact: Optional[bool], timeout: float) -> int:
     """Train the reference models on the GPU and the CPU, and check accuracy, speed-up and agreement."""
-    import dataclasses
-
-    if device and all_devices:
-        raise UserError("--device and --all-devices cannot be used together")
-    if dataset not in DATASETS[:-1] and not dataset.startswith("folder:"):
-        raise UserError(f"--train {dataset}: choose one of {', '.join(DATASETS)}")
-    catalogue = _prepare(**opts)
-    from gpudoctor.probes.verify import runner as verifier
-    from gpudoctor.probes.verify.progress import QUIET
-    from gpudoctor.render.console import interactive
-    from gpudoctor.render.progress import VerifyProgress
-
-    collected = _collect(python, 60.0)
-    result = verifier.run_verify(python=python, dataset=dataset, device=device, all_devices=all_devices,
-                                 data_dir=data_dir, epochs=epochs, timeout=timeout,
-                                 progress=VerifyProgress() if interactive(sys.stderr) else QUIET)
-    return _finish(dataclasses.replace(collected, verify=result), catalogue, **opts)
+    return app.verify(app.VerifyOptions(dataset, device, all_devices, data_dir, epochs, python, timeout,
+                                        _output(fmt, json_format, output, verbose, fail_on, redact)))
 
 
 @main.command()
@@ -394,14 +256,13 @@ def verify(dataset: str, device: Optional[str], all_devices: bool, data_dir: Opt
 @click.option("--no-plugins", is_flag=True, help="Run only the built-in rules.")
 @click.option("-o", "--output", metavar="FILE", help="Write the findings to FILE instead of stdout.")
 @guarded
-def lint(paths: Sequence[str], **opts: Any) -> int:
+def lint(paths: Tuple[str, ...], fmt: str, select: Tuple[str, ...], ignore: Tuple[str, ...], explain: Optional[str],
+         no_plugins: bool, output: Optional[str]) -> int:
     """Find device mistakes in training scripts (.py, .ipynb, folders; default: this one) without running them.
 
     Exit codes: 0 no findings, 1 findings, 2 a file could not be linted or bad usage.
     """
-    from gpudoctor.lint.command import run_lint
-
-    return run_lint(paths, **opts)
+    return app.lint(app.LintOptions(tuple(paths), fmt, tuple(select), tuple(ignore), explain, not no_plugins, output))
 
 
 @main.command("plan")
@@ -421,6 +282,4 @@ def plan(installers: Tuple[str, ...], facts_file: Optional[str], fmt: str, outpu
 
     Nothing is installed or run: the commands are for you to read and run.
     """
-    from gpudoctor.plan_command import facts_for_plan, run_plan
-
-    return run_plan(facts_for_plan(facts_file, python, timeout), installers, fmt, output)
+    return app.plan(installers, facts_file, fmt, output, python, timeout)

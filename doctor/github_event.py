@@ -10,13 +10,14 @@ from gpudoctor.model import Report
 from gpudoctor.registry import Catalogue
 from gpudoctor.render.diagnosis import render_answer
 from gpudoctor.render.markdown import md_escape, render_markdown
+from gpudoctor.errors import UserError
 
 MAX_EVENT_BYTES = 25 * 1024 * 1024
 MAX_BODY_CHARS = 262_144  # GitHub caps bodies at 65,536; anything longer is not a real issue body
 ACTIONS = ("opened", "edited", "reopened", "created")
 
 
-class EventError(ValueError):
+class EventError(UserError, ValueError):
     """An event file that cannot be read; the message is one line for the user."""
 
 

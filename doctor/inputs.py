@@ -13,11 +13,12 @@ from typing import Optional
 
 from gpudoctor.facts import Facts
 from gpudoctor.parsers import report
+from gpudoctor.errors import UserError
 
 __all__ = ["PipeError", "load", "read_pipe"]
 
 
-class PipeError(ValueError):
+class PipeError(UserError, ValueError):
     """The input cannot be read as a report; the message is one line."""
 
 

@@ -12,6 +12,7 @@ import sys
 from typing import Any, Callable, List, Optional, Tuple, Type, TypeVar
 
 from gpudoctor import __version__
+from gpudoctor.errors import UserError
 
 INSTALL_HINT = ("gpudoctor mcp needs the Model Context Protocol SDK (Python 3.10 or newer): "
                 "pip install 'torch-gpudoctor[mcp]'")
@@ -27,7 +28,7 @@ INSTRUCTIONS = (
 )
 
 
-class MissingExtra(Exception):
+class MissingExtra(UserError):
     """The ``mcp`` SDK is not installed; the message says how to install it."""
 
 
@@ -52,9 +53,7 @@ def _sdk() -> Tuple[Any, Type[Exception]]:
 
 
 def _user_error(exc: BaseException) -> bool:
-    from gpudoctor.probes.python import PythonError
-
-    return isinstance(exc, (ValueError, TypeError, PythonError))
+    return isinstance(exc, (UserError, ValueError, TypeError))
 
 
 def _one_line(exc: BaseException) -> str:

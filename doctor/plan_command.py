@@ -9,6 +9,7 @@ from typing import Optional, Sequence
 
 import click
 
+from gpudoctor.errors import UserError
 from gpudoctor.facts import Facts
 from gpudoctor.parsers.report import load_facts, read_input
 from gpudoctor.recommend.fresh import Tool, fresh_plan
@@ -17,7 +18,7 @@ from gpudoctor.render.plan import to_json, to_text
 INSTALLER_NAMES = tuple(tool.value for tool in Tool)
 
 
-class PlanError(ValueError):
+class PlanError(UserError, ValueError):
     """A plan cannot be made from what was given; one line, exit code 2."""
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable, Union
 
 import pytest
 
@@ -25,11 +26,14 @@ def update_goldens(request: pytest.FixtureRequest) -> bool:
 
 
 @pytest.fixture
-def golden(update_goldens: bool):
-    """``golden("name.txt", text)``: compare text with tests/golden/name.txt (or rewrite it)."""
+def golden(update_goldens: bool) -> Callable[[Union[str, Path], str], None]:
+    """``golden(name, text)``: compare text with tests/golden/NAME, or with the file at a Path (or rewrite it).
 
-    def compare(name: str, text: str) -> None:
-        path = TESTS / "golden" / name
+    The one golden-file helper: tests/golden, tests/scenarios/table.md and the verify fixtures all go through it.
+    """
+
+    def compare(name: Union[str, Path], text: str) -> None:
+        path = name if isinstance(name, Path) else TESTS / "golden" / name
         if update_goldens or not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")

@@ -13,13 +13,14 @@ from typing import Any, Dict, List, Optional, Tuple
 import pytest
 
 import gpudoctor
+from gpudoctor.probes.verify.progress import QUIET
 import gpudoctor.probes as probes
 from gpudoctor import api
 from gpudoctor.facts import CompanionFacts, EnvFacts, Facts, Gpu
 from gpudoctor.parsers.report import InputError
 from gpudoctor.render.markdown import render_markdown
 from gpudoctor.render.terminal import render_terminal
-from gpudoctor.verify_facts import VerifyFacts
+from gpudoctor.facts.verify import VerifyFacts
 from test_render import broken_facts, healthy_facts
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
@@ -177,7 +178,7 @@ def test_verify_runs_the_workers_and_the_checks(collected: List[Any], monkeypatc
     monkeypatch.setattr("gpudoctor.probes.verify.runner.run_verify", run_verify)
     diagnosis = gpudoctor.verify(epochs=1, plugins=False)
     assert seen == [dict(python=None, dataset="synthetic", device=None, all_devices=False, data_dir=None,
-                         epochs=1, timeout=1800.0)]
+                         epochs=1, timeout=1800.0, progress=QUIET)]
     assert diagnosis.facts.verify == VerifyFacts(dataset="synthetic", device=None, cuda_available=False)
     with pytest.raises(ValueError, match="cannot be used together"):
         gpudoctor.verify(device="cuda:0", all_devices=True)

@@ -17,6 +17,7 @@ from click.testing import CliRunner, Result
 
 import gpudoctor.probes as probes
 from gpudoctor import registry
+from gpudoctor.errors import UserError
 from gpudoctor.cli import main
 from gpudoctor.facts import EnvFacts, Facts, PlatformFacts
 from gpudoctor.model import Finding, Fix, Severity
@@ -24,7 +25,7 @@ from gpudoctor.probes.verify.progress import QUIET
 from gpudoctor.redact import Identity
 from gpudoctor.registry import Catalogue, PluginError, check, need
 from gpudoctor.render.console import emit
-from gpudoctor.verify_facts import VerifyFacts
+from gpudoctor.facts.verify import VerifyFacts
 from test_render import broken_facts, healthy_facts
 
 
@@ -78,8 +79,8 @@ FAKE_CHECKS = (_driver, _arch, _vision, _toolkit, _quote, _verify)
 PLUGIN_ERROR = PluginError("acme", "acme-checks 1.2", "ModuleNotFoundError: No module named 'acme_checks'")
 
 
-class FakePythonError(Exception):
-    pass
+class FakePythonError(UserError):
+    """Stands in for probes.PythonError: like every bad-input error, a UserError."""
 
 
 @pytest.fixture
@@ -402,7 +403,7 @@ def verifier(monkeypatch: pytest.MonkeyPatch) -> Dict[str, Any]:
     record: Dict[str, Any] = {"calls": [], "result": VerifyFacts(dataset="synthetic", device="cuda:0", smoke_ok=True)}
     module = types.ModuleType("gpudoctor.probes.verify.runner")
 
-    class VerifyInputError(Exception):
+    class VerifyInputError(UserError):
         pass
 
     def run_verify(**kwargs: Any) -> VerifyFacts:

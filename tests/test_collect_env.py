@@ -13,8 +13,8 @@ import pytest
 
 from gpudoctor.facts import Facts
 from gpudoctor.parsers.collect_env import MAX_CHARS, ParseError, looks_like_collect_env, parse
-from gpudoctor.parsers.collect_env_packages import conda_build_cuda, local_cuda, parse_packages
-from gpudoctor.parsers.collect_env_text import match_label, normalise
+from gpudoctor.parsers.collect_env.packages import conda_build_cuda, local_cuda, parse_packages
+from gpudoctor.parsers.collect_env.text import match_label, normalise
 from gpudoctor.registry import discover
 from gpudoctor.runner import run_checks
 

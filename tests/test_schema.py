@@ -11,7 +11,7 @@ import pytest
 
 from gpudoctor import api, schema
 from gpudoctor.facts import Facts, Gpu
-from gpudoctor.plain import to_plain
+from gpudoctor.facts.codec import to_plain
 
 jsonschema = pytest.importorskip("jsonschema")
 SCENARIOS = sorted((Path(__file__).resolve().parent / "scenarios").glob("*.json"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import List
+from typing import Callable, List
 
 import pytest
 
@@ -41,16 +41,9 @@ def render(facts: Facts) -> str:
 
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in FIXTURES.glob("*.json")))
-def test_recorded_results(name: str, update_goldens: bool) -> None:
+def test_recorded_results(name: str, golden: Callable[[Path, str], None]) -> None:
     facts = Facts.from_json((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
-    text = render(facts)
-    golden = FIXTURES / f"{name}.expected.txt"
-    if update_goldens or not golden.exists():
-        golden.write_text(text, encoding="utf-8")
-        if not update_goldens:
-            pytest.fail(f"{golden} did not exist; written, review it and run again")
-        return
-    assert text == golden.read_text(encoding="utf-8")
+    golden(FIXTURES / f"{name}.expected.txt", render(facts))
 
 
 def test_every_check_skips_without_a_verify_section() -> None:

@@ -21,8 +21,8 @@ from gpudoctor.registry import Catalogue
 from gpudoctor.runner import run_checks
 from gpudoctor.trainers.data import CHECKSUMS_ENV
 from gpudoctor.trainers.protocol import ACCELERATOR_ENV, FAULT_ENV
+from gpudoctor.facts.verify import VerifyFacts, WorkerFailure
 from gpudoctor.probes.verify.runner import VerifyInputError, run_verify
-from gpudoctor.verify_facts import VerifyFacts, WorkerFailure
 
 pytest.importorskip("torch")
 pytest.importorskip("torchvision")

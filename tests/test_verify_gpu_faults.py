@@ -18,7 +18,7 @@ from gpudoctor.registry import Catalogue  # noqa: E402
 from gpudoctor.runner import run_checks  # noqa: E402
 from gpudoctor.trainers import bench, sanity, session  # noqa: E402
 from gpudoctor.trainers.protocol import Emitter  # noqa: E402
-from gpudoctor.verify_facts import DeviceResult, MatmulResult, VerifyFacts  # noqa: E402
+from gpudoctor.facts.verify import DeviceResult, MatmulResult, VerifyFacts  # noqa: E402
 
 CPU = torch.device("cpu")
 NO_KERNEL = "CUDA error: no kernel image is available for execution on the device"
@@ -136,7 +136,7 @@ def test_the_speed_comparison_counts_its_steps_at_a_large_batch(monkeypatch: pyt
 
 
 def test_a_slow_gpu_at_a_large_batch_is_warned_about_and_a_dispatch_bound_ratio_is_not() -> None:
-    from gpudoctor.verify_facts import ModelRun
+    from gpudoctor.facts.verify import ModelRun
 
     def run(device: str, train: float, speed: float) -> ModelRun:
         return ModelRun(
@@ -186,7 +186,7 @@ def test_clock_readings_under_load_are_summed_up_and_a_missing_nvml_is_said() ->
 
 
 def test_clock_limits_seen_during_the_benchmark_are_reported() -> None:
-    from gpudoctor.verify_facts import ClockSummary
+    from gpudoctor.facts.verify import ClockSummary
 
     limited = ClockSummary(4, 1110, 1410, 1980, 87, 300.0, ("sw_power_cap", "hw_slowdown"))
     dev = DeviceResult(device="cuda:0", name="NVIDIA A100-SXM4-40GB", clocks=limited,
@@ -205,7 +205,7 @@ def _clock_findings(clocks: object) -> list:
 
 
 def test_the_power_cap_of_a_fully_busy_gpu_at_its_default_limit_is_not_a_fault() -> None:
-    from gpudoctor.verify_facts import ClockSummary
+    from gpudoctor.facts.verify import ClockSummary
 
     # a healthy H100 SXM under verify's bf16 product: 13 readings, 1425-1980 MHz, 647 W of a 700 W default limit
     h100 = ClockSummary(13, 1425, 1980, 1980, 66, 647.0, ("sw_power_cap",), None, 700.0, 700.0)
@@ -218,7 +218,7 @@ def test_the_power_cap_of_a_fully_busy_gpu_at_its_default_limit_is_not_a_fault()
 
 
 def test_a_power_limit_set_below_the_default_is_a_warning() -> None:
-    from gpudoctor.verify_facts import ClockSummary
+    from gpudoctor.facts.verify import ClockSummary
 
     lowered = ClockSummary(13, 900, 1400, 1980, 55, 398.0, ("sw_power_cap",), None, 400.0, 700.0)
     [got] = _clock_findings(lowered)
@@ -230,7 +230,7 @@ def test_a_power_limit_set_below_the_default_is_a_warning() -> None:
 
 def test_a_slow_pcie_copy_among_several_gpus_names_the_shared_switch() -> None:
     from gpudoctor.facts import Gpu
-    from gpudoctor.verify_facts import CopyResult
+    from gpudoctor.facts.verify import CopyResult
 
     gpus = tuple(
         Gpu(index=i, name="NVIDIA A100-SXM4-40GB", pci_bus_id=f"00000000:{0x10 + i:02x}:00.0", pcie_gen_max=4,
@@ -246,7 +246,7 @@ def test_a_slow_pcie_copy_among_several_gpus_names_the_shared_switch() -> None:
 
 
 def test_kernel_and_driver_errors_in_training_or_parity_get_the_install_fix_not_xid_advice() -> None:
-    from gpudoctor.verify_facts import ModelRun, ParityResult
+    from gpudoctor.facts.verify import ModelRun, ParityResult
 
     arch = "RuntimeError: cuDNN error: CUDNN_STATUS_ARCH_MISMATCH"
     driver = "RuntimeError: CUDA error: the provided PTX was compiled with an unsupported toolchain."

@@ -32,6 +32,7 @@ from gpudoctor.compat import matrix_history
 from gpudoctor.compat.matrix_parse import MatrixError
 from gpudoctor.compat.releases import RELEASES
 from gpudoctor.compat.wheel_index import INDEX_URL, IndexRow, rows_from_listing
+from gpudoctor.errors import UserError
 
 PACKAGES = ("torch", "torchvision", "torchaudio")
 FLOORS = {"torch": (2, 0), "torchvision": (0, 15), "torchaudio": (2, 0)}
@@ -43,7 +44,7 @@ _WHEEL = re.compile(r"^(?P<name>[A-Za-z0-9_]+)-(?P<version>[^-]+)-(?P<py>[^-]+)-
 _LIMIT = 64 * 1024 * 1024
 
 
-class RefreshError(Exception):
+class RefreshError(UserError):
     """A source could not be read or understood; the message is one line."""
 
 

@@ -6,6 +6,8 @@ import html
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
+from packaging.utils import canonicalize_name
+
 INDEX_URL = "https://download.pytorch.org/whl/{}/"
 _HREF = re.compile(r"""<a\s[^>]*href\s*=\s*["']([^"'#]+)""", re.IGNORECASE)
 _WHEEL = re.compile(r"^(?P<name>[A-Za-z0-9_]+)-(?P<version>\d+(?:\.\d+)+)\+(?P<variant>cu\d+|cpu|rocm[\d.]+|xpu)"
@@ -22,7 +24,7 @@ def rows_from_listing(package: str, text: str, platform_of: Callable[[str], Opti
     for href in _HREF.findall(text):
         name = html.unescape(href).rsplit("/", 1)[-1].replace("%2B", "+").replace("%2b", "+")
         match = _WHEEL.match(name)
-        if not match or match.group("name").replace("_", "-") != package:
+        if not match or canonicalize_name(match.group("name")) != package:
             continue
         version = match.group("version")
         if tuple(int(x) for x in version.split(".")[:2]) < floor:

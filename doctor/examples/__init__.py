@@ -6,8 +6,10 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Tuple
 
+from gpudoctor.errors import UserError
 
-class UnknownExample(ValueError):
+
+class UnknownExample(UserError, ValueError):
     """An example name that is not shipped; the message is one line for the user."""
 
 

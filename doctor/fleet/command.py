@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
+from gpudoctor.app import Output, Selection, redacts
 from gpudoctor.fleet import hostlist
 from gpudoctor.fleet.model import FleetReport
-from gpudoctor.fleet.parallel import Selection, default_jobs
+from gpudoctor.fleet.parallel import default_jobs
 from gpudoctor.fleet.sources import expand
 from gpudoctor.fleet.triage import triage
-from gpudoctor.model import Severity
 from gpudoctor.parsers.report import InputError, read_input
 from gpudoctor.registry import Catalogue
 from gpudoctor.render import Format
 from gpudoctor.render.console import OutputError, check_writable, deliver
 from gpudoctor.render.fleet_common import summary_line
-
-LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "never": None}
-
 
 def render_fleet(report: FleetReport, fmt: Format, verbose: bool = False) -> str:
     if fmt is Format.MARKDOWN:
@@ -59,24 +56,21 @@ def expected_nodes(expect: Optional[str]) -> List[str]:
         raise InputError(f"--expect: {exc}") from None
 
 
-def run_fleet(sources: Sequence[str], catalogue: Catalogue, fmt: Optional[str] = None, output: Optional[str] = None,
-              verbose: bool = False, fail_on: str = "error", redact: Optional[bool] = None,
-              drain_list: Optional[str] = None, expect: Optional[str] = None, jobs: Optional[int] = None,
-              select: Sequence[str] = (), ignore: Sequence[str] = (), no_plugins: bool = False, **_: Any) -> int:
+def run_fleet(sources: Sequence[str], catalogue: Catalogue, output: Output, selection: Selection,
+              drain_list: Optional[str] = None, expect: Optional[str] = None, jobs: Optional[int] = None) -> int:
     """Triage every input as one node and deliver the fleet report; the exit code is the drain decision."""
-    chosen = Format.choose(fmt, output)
+    chosen = Format.choose(output.fmt, output.output)
     expected = expected_nodes(expect)
-    check_writable(output)
+    check_writable(output.output)
     check_writable(drain_list)
     redactor = None
-    if redact if redact is not None else chosen is not Format.TERMINAL:
+    if redacts(output.redact, chosen):
         from gpudoctor.redact import redact as redact_facts
 
         redactor = redact_facts
-    selection = Selection(not no_plugins, tuple(select), tuple(ignore))
-    report = triage(expand(sources), catalogue, LEVELS[fail_on], redactor, expected,
+    report = triage(expand(sources), catalogue, output.fail_on.severity, redactor, expected,
                     default_jobs() if jobs is None else jobs, selection)
     if drain_list:
         write_drain_list(report, drain_list)
-    deliver(render_fleet(report, chosen, verbose), output, None, summary_line(report))
+    deliver(render_fleet(report, chosen, output.verbose), output.output, None, summary_line(report))
     return report.exit_code()

@@ -11,24 +11,15 @@ import itertools
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, Optional, Tuple
 
+from gpudoctor.app import Selection
 from gpudoctor.fleet.summary import Record, Redactor, summarise_path
 from gpudoctor.registry import Catalogue
 
 CHUNK = 32
 IN_PROCESS = 256  # files judged in this process before workers start
 MAX_JOBS = 8
-
-
-@dataclass(frozen=True)
-class Selection:
-    """How a worker finds the checks the parent chose (the same discovery, the same selection)."""
-
-    plugins: bool = True
-    select: Tuple[str, ...] = ()
-    ignore: Tuple[str, ...] = ()
 
 
 _STATE: Optional[Tuple[Catalogue, Optional[Redactor], int, Dict[str, str]]] = None

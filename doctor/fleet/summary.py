@@ -10,7 +10,7 @@ from gpudoctor.fleet.naming import clean, node_from_facts, node_from_path
 from gpudoctor.fleet.traits import NodeTraits, describe_model, node_traits
 from gpudoctor.model import Finding, Severity, Status
 from gpudoctor.parsers.report import InputError, load_facts, read_input
-from gpudoctor.plain import FactsError
+from gpudoctor.facts.codec import FactsError
 from gpudoctor.registry import Catalogue
 from gpudoctor.runner import run_checks
 

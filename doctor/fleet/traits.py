@@ -7,6 +7,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
+from packaging.utils import canonicalize_name
+
 from gpudoctor.checks.gpu_health import SLOWDOWNS
 from gpudoctor.compat.cudnn import cudnn_version_text
 from gpudoctor.facts import Facts
@@ -73,7 +75,7 @@ _INDEX = {trait: i for i, trait in enumerate(Trait)}
 
 def _nccl(facts: Facts) -> Optional[str]:
     for dist in facts.packages:
-        if dist.name.lower().replace("_", "-").startswith("nvidia-nccl"):
+        if canonicalize_name(dist.name).startswith("nvidia-nccl"):
             return dist.version or None
     return None
 

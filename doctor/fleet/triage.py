@@ -18,7 +18,8 @@ from gpudoctor.fleet.model import (
     Unreadable,
 )
 from gpudoctor.fleet.naming import clean
-from gpudoctor.fleet.parallel import Selection, records
+from gpudoctor.app import Selection
+from gpudoctor.fleet.parallel import records
 from gpudoctor.fleet.summary import BadRecord, Record, Redactor, one_line, summarise_facts, summarise_path
 from gpudoctor.fleet.template import Template
 from gpudoctor.fleet.traits import NodeTraits

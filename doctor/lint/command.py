@@ -6,6 +6,7 @@ from typing import Optional, Sequence
 
 import click
 
+from gpudoctor.errors import UserError
 from gpudoctor.lint.model import LintResult
 
 LINT_FORMATS = ("text", "json", "sarif")
@@ -16,8 +17,6 @@ def _split(values: Sequence[str]) -> list:
 
 
 def _write(text: str, output: Optional[str]) -> None:
-    from gpudoctor.cli import UserError
-
     if output in (None, "-"):
         click.echo(text, nl=False)
         return
@@ -31,10 +30,9 @@ def _write(text: str, output: Optional[str]) -> None:
 def run_lint(paths: Sequence[str], fmt: str, select: Sequence[str], ignore: Sequence[str], explain: Optional[str],
              no_plugins: bool, output: Optional[str]) -> int:
     """Lint ``paths``; 0 clean, 1 findings, 2 files that could not be linted or a bad selection."""
-    from gpudoctor.cli import UserError
     from gpudoctor.lint import output as out
     from gpudoctor.lint.engine import lint_paths
-    from gpudoctor.lint.registry import ALL, SelectionError, discover
+    from gpudoctor.lint.registry import ALL, discover
 
     found = discover(plugins=not no_plugins)
     for error in found.errors:
@@ -48,10 +46,7 @@ def run_lint(paths: Sequence[str], fmt: str, select: Sequence[str], ignore: Sequ
             raise UserError(f"--explain {explain}: no lint rule has that code (see `gpudoctor lint --explain ALL`)")
         _write(out.explain(chosen), output)
         return 0
-    try:
-        rules = found.select(_split(select), _split(ignore))
-    except SelectionError as exc:
-        raise UserError(str(exc)) from None
+    rules = found.select(_split(select), _split(ignore))  # a SelectionError is a UserError: one line, exit 2
     result: LintResult = lint_paths(list(paths) or ["."], rules)
     if fmt == "json":
         _write(out.render_json(result), output)

@@ -7,12 +7,13 @@ from typing import Any, Iterable, List, Optional, Set, Tuple
 
 from gpudoctor.lint.model import Rule
 from gpudoctor.plugins import PluginError, items_of, load_group
+from gpudoctor.errors import UserError
 
 ENTRY_POINT_GROUP = "gpudoctor.lint"
 ALL = "ALL"
 
 
-class SelectionError(ValueError):
+class SelectionError(UserError, ValueError):
     """--select, --ignore or --explain named no rule."""
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple, Union
 
 from gpudoctor.lint.model import FileError
+from gpudoctor.errors import UserError
 
 SUFFIXES = (".py", ".pyi", ".ipynb")
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".venv", "venv", "env", ".tox", ".nox", "__pycache__",
@@ -81,7 +82,7 @@ def _notebook(path: str, data: bytes) -> Source:
     return Source(path, "\n".join(lines) + "\n", tuple(starts))
 
 
-class SourceError(Exception):
+class SourceError(UserError):
     """A file that cannot be read as Python."""
 
     def __init__(self, error: FileError) -> None:

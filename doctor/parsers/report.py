@@ -12,7 +12,8 @@ import sys
 from typing import Any, List, Optional, Tuple
 
 from gpudoctor.facts import Facts, FactsError
-from gpudoctor.render.markdown import FACTS_MARKER
+from gpudoctor.facts.codec import FACTS_MARKER
+from gpudoctor.errors import UserError
 
 MAX_BYTES = 10 * 1024 * 1024
 REPORT_TITLE = re.compile(r"^[\s>]*#+\s*gpudoctor report\s*$", re.M)
@@ -21,7 +22,7 @@ _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([\w+-]*)")
 _JSON_ARRAY = re.compile(r"\[\s*(?:[\[{\"\]\d-]|$)")  # not "[Bug]: ..." or "[pip3] torch"
 
 
-class InputError(ValueError):
+class InputError(UserError, ValueError):
     """Input that cannot be diagnosed; the message is one line for the user."""
 
 

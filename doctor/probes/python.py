@@ -8,6 +8,7 @@ import shutil
 from dataclasses import dataclass
 
 from gpudoctor.probes.process import MIB, run
+from gpudoctor.errors import UserError
 
 MIN_VERSION = (3, 6)  # the oldest Python that torch 1.x wheels, and so real broken environments, still use
 VALIDATE_TIMEOUT = 15.0
@@ -21,7 +22,7 @@ _PROBE = (
 _MARKER = re.compile(r"^GPUDOCTOR-PY (\d+)\.(\d+)\.(\d+)$")
 
 
-class PythonError(Exception):
+class PythonError(UserError):
     """The target interpreter is missing or is not a usable Python; the message is one line."""
 
 

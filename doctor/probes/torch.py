@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import List, Mapping, Optional, Tuple
 
+from packaging.utils import canonicalize_name
+
 from gpudoctor.facts import CompanionFacts, Distribution, TorchDevice, TorchFacts
 from gpudoctor.probes.child_process import CHILD, OUTPUT_CAP, ChildRun, ending, last_frame, last_line, spawn
 from gpudoctor.probes.fields import Fields, dropped_error
@@ -70,7 +72,7 @@ def _packages(rec: Fields) -> Tuple[Tuple[Distribution, ...], List[Tuple[str, st
         requires = one.texts("requires") or ()
         dists.append(Distribution(name, one.text("version") or "", location, requires))
     order = {d.location: i for i, d in reversed(list(enumerate(dists)))}
-    dists.sort(key=lambda d: (d.name.lower().replace("_", "-"), order.get(d.location, 0)))
+    dists.sort(key=lambda d: (canonicalize_name(d.name), order.get(d.location, 0)))
     return tuple(dists), errors
 
 

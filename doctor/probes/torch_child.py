@@ -72,6 +72,8 @@ def warning_texts(caught: List[warnings.WarningMessage]) -> List[str]:
 
 
 def normalise(name: str) -> str:
+    """packaging.utils.canonicalize_name, written out: this file runs stdlib-only inside the target interpreter,
+    which may not have packaging; everywhere else gpudoctor uses canonicalize_name itself."""
     return re.sub(r"[-_.]+", "-", name).lower()
 
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from typing import List, Optional, Tuple
 
 from gpudoctor import compat
 from gpudoctor.facts import Facts
+from gpudoctor.facts.derive import derived
 
 # What a report that names no CPU architecture almost always runs on.
 USUAL_MACHINE = {"Windows": "AMD64", "Linux": "x86_64"}
-_FOUND_VERSION = re.compile(r"too old \(found version (\d{4,6})\)")
 
 
 def gpu_ccs(facts: Facts) -> Tuple[List[Tuple[int, int]], List[Optional[str]]]:
@@ -37,11 +36,10 @@ def driver_for_recommend(facts: Facts) -> Optional[str]:
     """The driver version, else the oldest driver of the CUDA in torch's "too old (found version 11040)" message."""
     if facts.driver.version:
         return facts.driver.version
-    match = _FOUND_VERSION.search(facts.torch.init_error or "")
-    if not match:
+    cuda = derived(facts).driver_found_cuda
+    if cuda is None:
         return None
-    found = int(match.group(1))
-    requirement = compat.driver_requirement(f"{found // 1000}.{(found % 1000) // 10}", facts.platform.system)
+    requirement = compat.driver_requirement(cuda, facts.platform.system)
     return requirement.toolkit_minimum if requirement else None
 
 

@@ -8,9 +8,10 @@ import stat
 import sys
 import tempfile
 from typing import Any, Callable, Iterator, Optional, TextIO
+from gpudoctor.errors import UserError
 
 
-class OutputError(ValueError):
+class OutputError(UserError, ValueError):
     """The output file cannot be written; the message is one line for the user."""
 
 

@@ -6,8 +6,11 @@ import dataclasses
 import re
 from typing import Callable, List, Optional, Sequence, Tuple
 
+from packaging.utils import canonicalize_name
+
 from gpudoctor.causes import causes
 from gpudoctor.facts import Facts
+from gpudoctor.facts.codec import FACTS_MARKER
 from gpudoctor.model import CheckResult, Finding, Report, Severity, Status
 from gpudoctor.render.common import (
     GITHUB_BODY_LIMIT,
@@ -17,7 +20,6 @@ from gpudoctor.render.common import (
     summary_line,
 )
 
-FACTS_MARKER = "<!-- gpudoctor-facts -->"
 TITLE = "## gpudoctor report"
 SHORTENED_KEY = "markdown.dropped"
 _ESCAPE = re.compile(r"([\\`*_\[\]<>|~#&])")
@@ -176,7 +178,7 @@ _Shrink = Tuple[str, Callable[[Facts], Facts]]
 
 
 def _relevant(name: str) -> bool:
-    low = name.lower().replace("_", "-")
+    low = canonicalize_name(name)
     return low.startswith(("torch", "nvidia-", "triton", "pytorch")) or low in ("numpy", "pillow")
 
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Iterator, List, Optional, Tuple
 
 from gpudoctor.facts import Facts, Meta
-from gpudoctor.parsers.collect_env_infer import infer
-from gpudoctor.parsers.collect_env_text import FIELDS
-from gpudoctor.parsers.collect_env_warnings import scan
+from gpudoctor.parsers.collect_env.infer import infer
+from gpudoctor.parsers.collect_env.text import FIELDS
+from gpudoctor.parsers.collect_env.warnings import scan
 from gpudoctor.parsers.paste import keyvalue, logs, packages, signatures, tools
 from gpudoctor.parsers.paste.merge import Conflict, merge
 from gpudoctor.parsers.paste.observe import QUOTE_CHARS, Observation, Parser, observe, printable, run_all

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterator, List, Optional, Tuple
 
+from packaging.utils import canonicalize_name
+
 from gpudoctor.facts import Distribution
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Line, Segment
@@ -145,7 +147,7 @@ def key_values(segment: Segment) -> Iterator[Observation]:
                 package = _KERNEL_PACKAGE.match(key)
                 version = re.match(r"v?(\d+(?:\.\w+)+)", m.group(2).strip("` "))
                 if package and version:
-                    dist = Distribution(name=package.group(1).replace("_", "-"), version=version.group(1))
+                    dist = Distribution(name=canonicalize_name(package.group(1)), version=version.group(1))
                     yield observe("packages", dist, segment, line, "env report")
                     continue
             m = _COMFY_DEVICE.match(text)

@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
+from packaging.utils import canonicalize_name
+
 from gpudoctor.facts import CompanionFacts, Distribution, Facts, Gpu
 from gpudoctor.parsers.paste.observe import Observation
 
@@ -39,10 +41,6 @@ class Merged:
     facts: Facts
     provenance: Tuple[Tuple[str, Observation], ...]
     conflicts: Tuple[Conflict, ...]
-
-
-def _norm(name: str) -> str:
-    return name.lower().replace("_", "-").replace(".", "-")
 
 
 def _parts(value: str) -> List[str]:
@@ -123,7 +121,7 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
         elif path == "gpus.memory_total_mib":
             memories.append(obs.value)
         elif path == "packages":
-            key = _norm(obs.value.name)
+            key = canonicalize_name(obs.value.name)
             if key not in packages:
                 packages[key] = (obs.value, obs)
             elif (not _same("torch.version", packages[key][0].version, obs.value.version)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from typing import Iterator, List, Optional
 
+from packaging.utils import canonicalize_name
+
 from gpudoctor.facts import Distribution
 from gpudoctor.installers import Installer
-from gpudoctor.parsers.collect_env_packages import conda_build_cuda
+from gpudoctor.parsers.collect_env.packages import conda_build_cuda
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Line, Segment
 
@@ -29,10 +31,6 @@ _RELEVANT = re.compile(
 _TORCH_NAMES = {"torch": "torch", "pytorch": "torch", "pytorch-nightly": "torch", "torch-nightly": "torch"}
 
 
-def _norm(name: str) -> str:
-    return name.lower().replace("_", "-").replace(".", "-")
-
-
 def _is_header(text: str) -> Optional[str]:
     words = text.split()
     if len(words) >= 2 and words[0] == "Package" and words[1] == "Version":
@@ -44,7 +42,7 @@ def _is_header(text: str) -> Optional[str]:
 
 def _dist(name: str, version: str, segment: Segment, line: Line, fmt: str) -> Iterator[Observation]:
     yield observe("packages", Distribution(name=name, version=version), segment, line, fmt)
-    if _TORCH_NAMES.get(_norm(name)) == "torch":
+    if _TORCH_NAMES.get(canonicalize_name(name)) == "torch":
         yield observe("torch.installed", True, segment, line, fmt)
         yield observe("torch.version", version, segment, line, fmt)
 
@@ -80,7 +78,7 @@ def package_lists(segment: Segment) -> Iterator[Observation]:
             if m:
                 name, version, build = m.group(1), m.group(2), m.group(3)
                 yield from _dist(name, version, segment, line, "conda env export")
-                if _TORCH_NAMES.get(_norm(name)) == "torch":
+                if _TORCH_NAMES.get(canonicalize_name(name)) == "torch":
                     cuda = conda_build_cuda(build)
                     if cuda == "cpu":
                         yield observe("torch.cuda_compiled", False, segment, line, "conda env export")
@@ -108,9 +106,9 @@ def package_lists(segment: Segment) -> Iterator[Observation]:
         name, version, build, channel = m.group(1), m.group(2), m.group(3) or "", m.group(4) or ""
         conda = fmt == "conda list" or (build and not build.startswith(("/", "~", "C:", "c:")) and "_" in build)
         yield from _dist(name, version, segment, line, "conda list" if conda else "pip list")
-        if conda and fmt == "conda list" and _TORCH_NAMES.get(_norm(name)) == "torch":
+        if conda and fmt == "conda list" and _TORCH_NAMES.get(canonicalize_name(name)) == "torch":
             yield from _conda_torch(name, build, channel, segment, line)
-        if conda and _TORCH_NAMES.get(_norm(name)) == "torch" and channel != "pypi":
+        if conda and _TORCH_NAMES.get(canonicalize_name(name)) == "torch" and channel != "pypi":
             cuda = conda_build_cuda(build)
             if cuda == "cpu":
                 yield observe("torch.cuda_compiled", False, segment, line, "conda list")
@@ -133,8 +131,8 @@ def _plan(text: str, segment: Segment, line: Line) -> Optional[List[Observation]
     if not re.fullmatch(_VERSION, version) or not build:
         return None
     out = list(_dist(name, version, segment, line, "conda plan"))
-    cuda = conda_build_cuda(build) if _TORCH_NAMES.get(_norm(name)) == "torch" else None
-    if cuda == "cpu" or _norm(name) in ("cpuonly", "cpu-only"):
+    cuda = conda_build_cuda(build) if _TORCH_NAMES.get(canonicalize_name(name)) == "torch" else None
+    if cuda == "cpu" or canonicalize_name(name) in ("cpuonly", "cpu-only"):
         out.append(observe("torch.cuda_compiled", False, segment, line, "conda plan"))
     elif cuda:
         out.append(observe("torch.cuda", cuda, segment, line, "conda plan"))

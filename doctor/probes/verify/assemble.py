@@ -12,7 +12,7 @@ from gpudoctor.facts import Facts, FactsError
 from gpudoctor.probes.verify.launch import Outcome
 from gpudoctor.trainers.protocol import BENCH, HELLO, PARITY, RUN, SMOKE, STAGE
 from gpudoctor.trainers.recipes import DEFAULT_EPOCHS
-from gpudoctor.verify_facts import VerifyFacts
+from gpudoctor.facts.verify import VerifyFacts
 
 
 @dataclass(frozen=True)

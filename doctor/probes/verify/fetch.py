@@ -16,6 +16,8 @@ import urllib.request
 from pathlib import Path
 from typing import Callable, Optional, Sequence, Tuple
 
+from gpudoctor.errors import UserError
+
 # The files and checksums torchvision's MNIST and CIFAR10 classes use (tests compare them with torchvision's).
 MNIST_MIRRORS = ("https://ossci-datasets.s3.amazonaws.com/mnist/", "http://yann.lecun.com/exdb/mnist/")
 MNIST_FILES = (
@@ -32,7 +34,7 @@ CIFAR10_FILES = tuple(f"data_batch_{i}" for i in range(1, 6)) + ("test_batch", "
 Progress = Callable[[str, int, Optional[int]], None]  # (file name, bytes so far, total bytes or None)
 
 
-class DataUnavailable(Exception):
+class DataUnavailable(UserError):
     """The data set is not on disk and could not be downloaded; the message is one line for the user."""
 
 

@@ -13,13 +13,14 @@ from gpudoctor.probes.verify.assemble import Job, assemble, items
 from gpudoctor.probes.verify.progress import QUIET, Progress
 from gpudoctor.trainers.protocol import FATAL, HELLO
 from gpudoctor.trainers.recipes import DATASETS
-from gpudoctor.verify_facts import VerifyFacts
+from gpudoctor.facts.verify import VerifyFacts
+from gpudoctor.errors import UserError
 
 DEFAULT_CPU_SECONDS = 3.0
 _DEVICE = re.compile(r"^cuda(?::(\d+))?$")
 
 
-class VerifyInputError(ValueError):
+class VerifyInputError(UserError, ValueError):
     """A bad option or missing input for ``gpudoctor verify``; the message is one line for the user (exit 2)."""
 
 

@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from gpudoctor.facts.derive import cuda_of_found_version
+
 CC = Tuple[int, int]
 
 _INIT_PATTERNS = (
@@ -126,8 +128,7 @@ def scan(text: str) -> Signals:
             sig.init_error = _message_at(text, found[-1].start())
     m = re.search(r"found version (\d{4,6})\)", text) if "found version" in text else None
     if m:
-        number = int(m.group(1))
-        sig.driver_cuda = f"{number // 1000}.{(number % 1000) // 10}"
+        sig.driver_cuda = cuda_of_found_version(int(m.group(1)))
     low = text.lower()
     for pattern in _RUNTIME_PATTERNS:
         if _literal(pattern).lower() not in low:

@@ -6,9 +6,9 @@ import re
 from typing import List, Optional, Tuple
 
 from gpudoctor.facts import CompanionFacts, DriverFacts, Gpu, PlatformFacts, ToolkitFacts, TorchDevice, TorchFacts
-from gpudoctor.parsers.collect_env_packages import Packages, conda_build_cuda, local_cuda
-from gpudoctor.parsers.collect_env_text import RawReport, join_wrapped, known, yes_no
-from gpudoctor.parsers.collect_env_warnings import Signals
+from gpudoctor.parsers.collect_env.packages import Packages, conda_build_cuda, local_cuda
+from gpudoctor.parsers.collect_env.text import RawReport, join_wrapped, known, yes_no
+from gpudoctor.parsers.collect_env.warnings import Signals
 
 _TORCH_DIR = re.compile(r"((?:[A-Za-z]:)?[\\/][^\"'\n]*?[\\/](?:site|dist)-packages[\\/]torch)[\\/]")
 _ARCH = r"(x86_64|aarch64|arm64|AMD64|amd64|ppc64le|s390x|armv7l|i686|i386)"

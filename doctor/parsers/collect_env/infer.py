@@ -14,7 +14,7 @@ import re
 from typing import Any, List, Optional, Tuple
 
 from gpudoctor.facts import CompanionFacts, Facts, Gpu
-from gpudoctor.parsers.collect_env_packages import local_cuda
+from gpudoctor.parsers.collect_env.packages import local_cuda
 
 _RELEASE = re.compile(r"^\d+\.\d+\.\d+(\+(cu\d+|cpu|rocm[\d.]+))?$")
 

@@ -6,7 +6,7 @@ libcudnn files (-> ``extra``, never ``torch.cudnn_version``). The warnings torch
 first field (driver too old, GPU too old or too new) are kept in ``torch.init_error`` and
 ``torch.warnings``, and an architecture list printed there becomes ``torch.arch_flags`` (observed).
 What the paste does not carry stays None and ``probe_errors`` says why; values looked up in the
-compatibility tables are listed in ``inferred`` (see collect_env_infer).
+compatibility tables are listed in ``inferred`` (see ``infer``).
 
 Several reports pasted at once: the first is parsed and ``extra`` records how many followed
 (``collect_env.more_reports``); the others are not merged into it.
@@ -19,7 +19,7 @@ import re
 from typing import Dict, List, Optional, Tuple
 
 from gpudoctor.facts import EnvFacts, Facts, Gpu, Meta
-from gpudoctor.parsers.collect_env_facts import (
+from gpudoctor.parsers.collect_env.facts import (
     companion_facts,
     driver_facts,
     gpu_entries,
@@ -27,11 +27,12 @@ from gpudoctor.parsers.collect_env_facts import (
     toolkit_facts,
     torch_facts,
 )
-from gpudoctor.parsers.collect_env_infer import infer
-from gpudoctor.parsers.collect_env_notes import extra_notes, probe_errors
-from gpudoctor.parsers.collect_env_packages import parse_packages
-from gpudoctor.parsers.collect_env_text import RawReport, known, normalise, split_reports
-from gpudoctor.parsers.collect_env_warnings import Signals, scan
+from gpudoctor.parsers.collect_env.infer import infer
+from gpudoctor.parsers.collect_env.notes import extra_notes, probe_errors
+from gpudoctor.parsers.collect_env.packages import parse_packages
+from gpudoctor.parsers.collect_env.text import RawReport, known, normalise, split_reports
+from gpudoctor.parsers.collect_env.warnings import Signals, scan
+from gpudoctor.errors import UserError
 
 MAX_CHARS = 2_000_000
 _SNIFF_CHARS = 65_536
@@ -46,7 +47,7 @@ _TORCH_WARNINGS = (
     "which is of compute capability", "which is of cuda capability", "is not compatible with the current pytorch",
     "cuda initialization:", "torch not compiled with cuda",
 )
-class ParseError(ValueError):
+class ParseError(UserError, ValueError):
     """The text is not a usable collect_env report; the message is one line for the user."""
 
 

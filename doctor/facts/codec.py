@@ -1,4 +1,5 @@
-"""Frozen dataclasses to JSON-ready data and back, typed by their annotations, for the facts file format."""
+"""The facts file format: frozen dataclasses to JSON-ready data and back, typed by their annotations, and the
+marker that embeds a facts document in a Markdown report."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import types
 import typing
 from typing import Any, Tuple, Union
 
+from gpudoctor.errors import UserError
 
 INT_LIMIT = 2**63
+FACTS_MARKER = "<!-- gpudoctor-facts -->"  # the line before the JSON block of facts in a Markdown report
 
 
-class FactsError(ValueError):
+class FactsError(UserError, ValueError):
     """A facts document that cannot be read; the message is one line for the user."""
 
 

@@ -6,9 +6,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Optional, Tuple
 
-from gpudoctor.plain import FactsError, from_plain, to_plain
+from packaging.utils import canonicalize_name
+
+from gpudoctor.facts.codec import FactsError, from_plain, to_plain
 from gpudoctor.textsafe import json_text
-from gpudoctor.verify_facts import VerifyFacts
+from gpudoctor.facts.verify import VerifyFacts
 
 SCHEMA_VERSION = 1
 
@@ -238,9 +240,9 @@ class Facts:
         return any(path == item or path.startswith(item + ".") for item in self.inferred)
 
     def package(self, name: str) -> Optional[Distribution]:
-        wanted = _normalise(name)
+        wanted = canonicalize_name(name)
         for dist in self.packages:
-            if _normalise(dist.name) == wanted:
+            if canonicalize_name(dist.name) == wanted:
                 return dist
         return None
 
@@ -277,7 +279,3 @@ class Facts:
         except json.JSONDecodeError as exc:
             raise FactsError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
         return cls.from_dict(data)
-
-
-def _normalise(name: str) -> str:
-    return name.lower().replace("_", "-").replace(".", "-")

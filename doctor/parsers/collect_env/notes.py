@@ -6,9 +6,9 @@ import re
 from typing import List, Optional, Tuple
 
 from gpudoctor.facts import Facts
-from gpudoctor.parsers.collect_env_packages import Packages, conda_build_cuda
-from gpudoctor.parsers.collect_env_text import ORDER, RawReport, join_wrapped, known
-from gpudoctor.parsers.collect_env_warnings import Signals
+from gpudoctor.parsers.collect_env.packages import Packages, conda_build_cuda
+from gpudoctor.parsers.collect_env.text import ORDER, RawReport, join_wrapped, known
+from gpudoctor.parsers.collect_env.warnings import Signals
 
 _SECTIONS = {
     "torch_version": ("torch", "PyTorch version"),

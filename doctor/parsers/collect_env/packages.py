@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from packaging.utils import canonicalize_name
+
 from gpudoctor.facts import Distribution
 
 _PIP = re.compile(
@@ -41,21 +43,21 @@ class Packages:
 
     def pip_version(self, name: str) -> Optional[str]:
         for dist in self.pip:
-            if _norm(dist.name) == _norm(name):
+            if canonicalize_name(dist.name) == canonicalize_name(name):
                 return dist.version
         return None
 
     def conda_package(self, name: str) -> Optional[CondaPackage]:
         """The conda package for torch/torchvision/torchaudio (conda spells torch 'pytorch')."""
-        wanted = _norm(name)
+        wanted = canonicalize_name(name)
         for pkg in self.conda:
-            if _TORCH_NAMES.get(_norm(pkg.name), _norm(pkg.name)) == wanted:
+            if _TORCH_NAMES.get(canonicalize_name(pkg.name), canonicalize_name(pkg.name)) == wanted:
                 return pkg
         return None
 
     def conda_has(self, name: str) -> Optional[CondaPackage]:
         for pkg in self.conda:
-            if _norm(pkg.name) == _norm(name):
+            if canonicalize_name(pkg.name) == canonicalize_name(name):
                 return pkg
         return None
 
@@ -63,16 +65,12 @@ class Packages:
         """pip's view first, then conda packages pip does not already list."""
         out: Dict[str, Distribution] = {}
         for dist in self.pip:
-            out.setdefault(_norm(dist.name), dist)
+            out.setdefault(canonicalize_name(dist.name), dist)
         for pkg in self.conda:
-            key = _norm(pkg.name)
+            key = canonicalize_name(pkg.name)
             if key not in out and _TORCH_NAMES.get(key, key) not in out:
                 out[key] = Distribution(name=pkg.name, version=pkg.version)
         return tuple(out.values())
-
-
-def _norm(name: str) -> str:
-    return name.lower().replace("_", "-").replace(".", "-")
 
 
 def parse_packages(lines: List[str]) -> Packages:

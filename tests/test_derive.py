@@ -1,0 +1,92 @@
+"""Error texts in the facts are classified once into typed values, whatever the facts came from."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gpudoctor.examples import read_text
+from gpudoctor.facts import CompanionFacts, DriverFacts, Facts, TorchFacts
+from gpudoctor.facts.derive import Derived, classify, cuda_of_found_version, derived, failed_file
+from gpudoctor.parsers.report import load_facts
+
+TOO_OLD = ("The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver by "
+           "downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx")
+
+
+def test_the_found_version_of_a_too_old_driver_is_decoded() -> None:
+    facts = Facts(torch=TorchFacts(init_error=TOO_OLD))
+    assert classify(facts) == Derived(driver_found_version=11040)
+    assert classify(facts).driver_found_cuda == "11.4"
+    assert cuda_of_found_version(12080) == "12.8"
+
+
+def test_no_error_text_derives_nothing() -> None:
+    assert classify(Facts()) == Derived()
+    assert Derived().driver_found_cuda is None
+
+
+def test_a_shipped_facts_file_and_a_pasted_report_are_classified_alike() -> None:
+    from_file = load_facts(read_text("driver-too-old"), "example")
+    pasted = load_facts("Collecting environment information...\nPyTorch version: 2.4.0+cu121\n"
+                        "Is CUDA available: False\nCUDA runtime version: 12.1\n"
+                        f"/usr/lib/python3/site-packages/torch/cuda/__init__.py:118: UserWarning: {TOO_OLD}\n",
+                        "paste")
+    assert derived(from_file).driver_found_cuda == "11.4"
+    assert derived(pasted).driver_found_version == 11040
+
+
+def test_the_file_an_import_error_names_comes_from_the_error_then_the_traceback() -> None:
+    error = "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory"
+    assert failed_file(error) == "libcudnn.so.9"
+    assert failed_file('OSError: [WinError 126] Error loading "C:\\torch\\lib\\c10.dll" or one of its dependencies.') \
+        == "C:\\torch\\lib\\c10.dll"
+    traceback_only = TorchFacts(import_error="ImportError: DLL load failed",
+                                import_traceback="OSError: Could not load library libcudnn_ops.so.9")
+    assert classify(Facts(torch=traceback_only)).import_failed_file == "libcudnn_ops.so.9"
+
+
+def test_the_reading_is_kept_for_the_same_facts_object_only() -> None:
+    facts = Facts(torch=TorchFacts(init_error=TOO_OLD))
+    first = derived(facts)
+    assert derived(facts) is first
+    other = replace(facts, torch=TorchFacts(init_error=TOO_OLD.replace("11040", "12020")))
+    assert derived(other).driver_found_cuda == "12.2"
+    assert derived(facts) == first
+
+
+def test_a_windows_dll_error_gives_its_code_and_its_dll() -> None:
+    torch = TorchFacts(import_error="OSError: [WinError 126] The specified module could not be found.",
+                       import_traceback='OSError: [WinError 126] ... Error loading "C:\\py\\torch\\lib\\c10.dll"')
+    reading = classify(Facts(torch=torch))
+    assert (reading.import_winerror, reading.import_dll) == ("126", "C:\\py\\torch\\lib\\c10.dll")
+    assert classify(Facts(torch=TorchFacts(import_error="[WinError 5] Access is denied"))).import_winerror is None
+
+
+def test_the_nvml_library_version_of_a_mismatch_is_read_from_the_driver_texts() -> None:
+    text = "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 550.54"
+    assert classify(Facts(driver=DriverFacts(smi_error_text=text))).nvml_library_version == "550.54"
+
+
+def test_library_errors_are_read_from_every_text_torch_left() -> None:
+    torch = TorchFacts(
+        import_error="ImportError: /opt/cuda/lib64/libcudnn.so.8: undefined symbol: cudnnFoo, version libcudnn.so.8",
+        init_error="OSError: /usr/lib/libnvrtc.so.12: cannot open shared object file: No such file or directory",
+        cudnn_error="RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (9, 1, 0) but found "
+                    "runtime version (8, 9, 2).",
+        warnings=("Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9}",
+                  "libnvrtc.so.12: cannot open shared object file"),
+    )
+    reading = classify(Facts(torch=torch))
+    assert reading.library_error is True
+    assert (reading.cudnn_compiled, reading.cudnn_runtime) == ("9.1.0", "8.9.2")
+    assert reading.undefined_symbol_libraries == ("/opt/cuda/lib64/libcudnn.so.8",)
+    assert reading.failed_libraries == ("libnvrtc.so.12", "libcudnn_ops.so.9.1.0")  # each once, first seen first
+    assert classify(Facts(torch=TorchFacts(warnings=("a harmless warning",)))).library_error is False
+
+
+def test_torchvisions_cuda_mismatch_names_both_versions() -> None:
+    error = ("RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA major versions. "
+             "PyTorch has CUDA Version=11.8 and torchvision has CUDA Version=12.1. Please reinstall the torchvision")
+    reading = classify(Facts(torchvision=CompanionFacts(import_error=error)))
+    assert reading.torchvision_cuda_pair == ("11.8", "12.1")
+    assert classify(Facts(torchvision=CompanionFacts(import_error="ImportError: nope"))).torchvision_cuda_pair is None
