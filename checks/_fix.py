@@ -7,19 +7,20 @@ from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from gpudoctor import compat
-from gpudoctor.checks._commands import (  # noqa: F401 - the helpers checks reach through _fix
-    export_env,
-    force_needed,
-    installed_version,
-    is_windows,
-    pip_install,
-    pip_keeps,
-    python,
-    render,
-    shell_of,
-    shell_quote,
-    split_version,
-    unset_env,
+from gpudoctor.checks._cmd import shell_of as shell_of
+# The helpers checks reach through _fix, re-exported explicitly.
+from gpudoctor.checks._commands import (
+    export_env as export_env,
+    force_needed as force_needed,
+    installed_version as installed_version,
+    is_windows as is_windows,
+    pip_install as pip_install,
+    pip_keeps as pip_keeps,
+    python as python,
+    render as render,
+    shell_quote as shell_quote,
+    split_version as split_version,
+    unset_env as unset_env,
 )
 from gpudoctor.facts import Facts
 from gpudoctor.model import Fix

@@ -187,7 +187,7 @@ def uvm(facts: Facts) -> Iterator[Finding]:
 def _nouveau_fix(facts: Facts) -> Fix:
     family = _distro_family(facts)
     initramfs = "sudo dracut --force" if family in ("rhel", "suse") else "sudo update-initramfs -u"
-    commands = (
+    commands: tuple[str, ...] = (
         "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
         initramfs,
         "sudo reboot",

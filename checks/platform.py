@@ -145,7 +145,7 @@ def _forward_compat(facts: Facts, error: str) -> Finding:
     rest = ":".join(e for e in facts.libraries.ld_library_path if e not in compat_dirs)
     build = _driver_build(facts)
     unset = _cmd.export(facts, "LD_LIBRARY_PATH", rest) if plausible.path_list(rest.split(":") if rest else []) else None
-    commands = (unset,) if compat_dirs and unset else ()
+    commands: tuple[str, ...] = (unset,) if compat_dirs and unset else ()
     commands = (commands + ((build,) if build else ())) or ("nvidia-smi",)
     label = f"CUDA {cuda}" if cuda else "CUDA"
     image = f"the image's {label}"

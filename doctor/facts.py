@@ -6,7 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Optional, Tuple
 
-from gpudoctor.plain import FactsError, from_plain, to_plain
+from gpudoctor.plain import FactsError as FactsError
+from gpudoctor.plain import from_plain, to_plain
 from gpudoctor.textsafe import json_text
 from gpudoctor.verify_facts import VerifyFacts
 
@@ -244,7 +245,8 @@ class Facts:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        return to_plain(self)
+        plain: dict[str, Any] = to_plain(self)
+        return plain
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         return json_text(json.dumps(self.to_dict(), indent=indent, sort_keys=False, ensure_ascii=False))
@@ -263,7 +265,8 @@ class Facts:
                 "upgrade gpudoctor to read it"
             )
         try:
-            return from_plain(cls, data, "facts")
+            facts: Facts = from_plain(cls, data, "facts")
+            return facts
         except FactsError:
             raise
         except (TypeError, ValueError) as exc:  # pragma: no cover - defensive

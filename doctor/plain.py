@@ -58,7 +58,7 @@ def from_plain(tp: Any, value: Any, path: str) -> Any:
             return None
         inner = [a for a in args if a is not type(None)]
         return from_plain(inner[0], value, path)
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):
             raise FactsError(f"{path} must be an object, got {type(value).__name__}")
         hints = _hints(tp)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-from typing import Optional
+from typing import Any, Optional
 
 _WINDOWS_CRASHES = {
     0xC0000005: "access violation",
@@ -14,7 +14,7 @@ _WINDOWS_CRASHES = {
 }
 
 
-def kill_tree(proc: "subprocess.Popen[str]") -> None:
+def kill_tree(proc: "subprocess.Popen[Any]") -> None:
     """Stop ``proc`` and anything it started (it leads its own process group on POSIX); never raises."""
     try:
         if os.name == "posix":

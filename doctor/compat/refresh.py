@@ -116,7 +116,7 @@ def fetch_bytes(url: str, timeout: float = 30.0) -> bytes:
     """The body at a URL; RefreshError (one line) when it cannot be read."""
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310 - a fixed https URL
-            body = response.read(_LIMIT + 1)
+            body: bytes = response.read(_LIMIT + 1)
     except (urllib.error.URLError, OSError, ValueError) as error:
         reason = getattr(error, "reason", error)
         raise RefreshError(f"cannot reach {url} ({reason}); nothing was changed") from None

@@ -11,7 +11,7 @@ from gpudoctor.lint.model import LintResult
 LINT_FORMATS = ("text", "json", "sarif")
 
 
-def _split(values: Sequence[str]) -> list:
+def _split(values: Sequence[str]) -> list[str]:
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
@@ -22,7 +22,7 @@ def _write(text: str, output: Optional[str]) -> None:
         click.echo(text, nl=False)
         return
     try:
-        with open(output, "w", encoding="utf-8") as handle:  # type: ignore[arg-type]
+        with open(output, "w", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as exc:
         raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
@@ -59,8 +59,8 @@ def run_lint(paths: Sequence[str], fmt: str, select: Sequence[str], ignore: Sequ
         _write(out.render_sarif(result, rules), output)
     else:
         _write(out.render_text(result), output)
-    for error in result.errors:
-        click.echo(str(error), err=True)
+    for failure in result.errors:
+        click.echo(str(failure), err=True)
     if fmt == "text":
         click.echo(out.summary(result), err=True)
     return result.exit_code

@@ -93,7 +93,8 @@ def _ordinals(script: Script) -> List[Tuple[Any, int]]:
     """Hard-coded GPU numbers: "cuda:N", ``torch.device("cuda", N)``, ``.cuda(N)``, ``set_device(N)``."""
     found: List[Tuple[Any, int]] = []
     for const in script.strings:
-        match = ORDINAL.match(const.value.strip())
+        text = const.value
+        match = ORDINAL.match(text.strip()) if isinstance(text, str) else None
         if match:
             found.append((const, int(match.group(1))))
     for call in script.calls:

@@ -264,7 +264,8 @@ def _load_paste(text: str, base: Optional[Facts]) -> Optional[Facts]:
     result = paste.read_paste(text, base, "collect_env")
     if not result.recognised:
         return None
-    return result.facts
+    facts: Optional[Facts] = result.facts
+    return facts
 
 
 def load_facts(text: str, name: str) -> Facts:

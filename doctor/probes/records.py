@@ -42,7 +42,7 @@ def read_records(stdout: str) -> ChildRecords:
         except (ValueError, RecursionError):
             record = None
         kind = record.get("record") if isinstance(record, dict) else None
-        if not isinstance(kind, str):
+        if not isinstance(kind, str) or not isinstance(record, dict):
             bad.append(line)
             continue
         if kind == "phase":
