@@ -22,7 +22,7 @@ from gpudoctor.checks._commands import (
     split_version as split_version,
     unset_env as unset_env,
 )
-from gpudoctor.facts import Facts
+from gpudoctor.facts import Facts, NvmlError
 from gpudoctor.model import Fix
 
 
@@ -150,7 +150,7 @@ def _gpu_ccs(facts: Facts) -> Tuple[List[Tuple[int, int]], List[Optional[str]]]:
 
 
 def _no_nvidia(facts: Facts) -> bool:
-    return (facts.driver.nvml_error == "library_not_found" and not facts.driver.version and not facts.gpus
+    return (facts.driver.nvml_failure is NvmlError.LIBRARY_NOT_FOUND and not facts.driver.version and not facts.gpus
             and not facts.torch.devices and not facts.platform.dev_nvidia)
 
 

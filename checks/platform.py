@@ -8,7 +8,7 @@ from typing import Iterator, List, Optional, Tuple
 from gpudoctor import compat, plausible
 from gpudoctor.checks import _cmd, _fix
 from gpudoctor.checks import packages as pk
-from gpudoctor.facts import Facts
+from gpudoctor.facts import Facts, NvmlError
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, need, skip
 from gpudoctor.shell import Shell, quote
@@ -193,7 +193,7 @@ def container(facts: Facts) -> Iterator[Finding]:
             + ("" if expected else " Nothing here shows that the host has an NVIDIA GPU; if it has none, this is expected."),
             CONTAINER_FIXES.get(kind, CONTAINER_FIXES["docker"]), CONTAINER_LINKS, ("platform.dev_nvidia", "platform.container"),
         )
-    elif nodes and not facts.libraries.libcuda_paths and facts.driver.nvml_error == "library_not_found":
+    elif nodes and not facts.libraries.libcuda_paths and facts.driver.nvml_failure is NvmlError.LIBRARY_NOT_FOUND:
         yield Finding(
             "platform.container", Severity.ERROR,
             f"this {kind} container has /dev/nvidia* devices but no driver libraries (libcuda, NVML)",
@@ -247,7 +247,8 @@ def no_nvidia_gpu(facts: Facts) -> Iterator[Finding]:
         seen.append(f"{d.source} reports 0 GPUs")
     if _extra(facts, "nvidia_pci") == "":
         seen.append("no NVIDIA device on the PCI bus")
-    if not seen and d.nvml_error in ("library_not_found", "driver_not_loaded") and facts.platform.dev_nvidia == () \
+    no_driver = d.nvml_failure in (NvmlError.LIBRARY_NOT_FOUND, NvmlError.DRIVER_NOT_LOADED)
+    if not seen and no_driver and facts.platform.dev_nvidia == () \
             and not any(m.startswith("nvidia") for m in d.kernel_modules):
         seen.append("no NVIDIA driver, kernel module or /dev/nvidia* device")
     if not seen:

@@ -24,7 +24,7 @@ from gpudoctor.checks.verify_common import (
 )
 from gpudoctor.checks.verify_learning import CHECKS as LEARNING_CHECKS
 from gpudoctor.checks.verify_speed import CHECKS as SPEED_CHECKS
-from gpudoctor.facts import Facts
+from gpudoctor.facts import Facts, NvmlError
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, skip
 from gpudoctor.shell import Shell
@@ -110,9 +110,8 @@ def _not_proven_cause(facts: Facts, v: VerifyFacts) -> str:
     version = v.torch_version or facts.torch.version or "torch"
     if facts.torch.cuda_compiled is False or (v.torch_version and v.cuda_build is None):
         return f"torch {version} is a CPU-only build"
-    no_driver = facts.driver.nvml_error in ("library_not_found", "driver_not_loaded") or "no NVIDIA driver" in (
-        v.cuda_error or ""
-    )
+    no_nvml = facts.driver.nvml_failure in (NvmlError.LIBRARY_NOT_FOUND, NvmlError.DRIVER_NOT_LOADED)
+    no_driver = no_nvml or "no NVIDIA driver" in (v.cuda_error or "")
     if no_driver and not facts.gpus and not dict(facts.extra).get("nvidia_pci"):
         return "no NVIDIA GPU or driver was found on this machine"
     if no_driver:

@@ -7,11 +7,32 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Tuple
 
 from gpudoctor.plain import FactsError as FactsError
-from gpudoctor.plain import from_plain, to_plain
+from gpudoctor.plain import Vocabulary, from_plain, to_plain
 from gpudoctor.textsafe import json_text
 from gpudoctor.verify_facts import VerifyFacts
 
 SCHEMA_VERSION = 1
+
+
+class Source(Vocabulary):
+    """What the facts were read from: the value of ``Meta.source``."""
+
+    LIVE = "live"  # probed on this machine
+    FACTS = "facts"  # a facts file
+    REPORT = "report"  # a JSON report (its facts)
+    MARKDOWN = "markdown"  # a markdown report (its embedded facts)
+    COLLECT_ENV = "collect_env"  # PyTorch's collect_env output
+    PASTE = "paste"  # an issue body with no collect_env report in it
+
+
+class NvmlError(Vocabulary):
+    """Why NVML could not initialise: the value of ``DriverFacts.nvml_error``."""
+
+    LIBRARY_NOT_FOUND = "library_not_found"
+    DRIVER_NOT_LOADED = "driver_not_loaded"
+    VERSION_MISMATCH = "version_mismatch"
+    NO_PERMISSION = "no_permission"
+    OTHER = "other"
 
 
 @dataclass(frozen=True)
@@ -21,7 +42,7 @@ class Meta:
     schema: int = SCHEMA_VERSION
     gpudoctor_version: str = ""
     created: str = ""  # ISO 8601, UTC
-    source: str = "live"  # live | facts | report | markdown | collect_env
+    source: str = Source.LIVE.value  # a Source value
     redacted: bool = False
 
 
@@ -96,13 +117,18 @@ class DriverFacts:
     version: Optional[str] = None  # "550.54.14"
     cuda_version: Optional[str] = None  # the highest CUDA the driver supports, "12.4"
     kernel_module_version: Optional[str] = None  # from /proc/driver/nvidia/version
-    nvml_error: Optional[str] = None  # library_not_found | driver_not_loaded | version_mismatch | no_permission | other
+    nvml_error: Optional[str] = None  # an NvmlError value
     nvml_error_text: Optional[str] = None
     smi_error_text: Optional[str] = None
     kernel_modules: Tuple[str, ...] = ()  # loaded GPU-related kernel modules (nvidia, nvidia_uvm, nouveau, ...)
     fabric_manager: Optional[str] = None  # running | stopped | missing | None (unknown / not applicable)
     fabric_manager_version: Optional[str] = None  # "550.54.14" from `nv-fabricmanager --version`, when installed
     gpu_count: Optional[int] = None
+
+    @property
+    def nvml_failure(self) -> Optional[NvmlError]:
+        """``nvml_error`` as an NvmlError; None when NVML initialised or the name is from another version."""
+        return NvmlError.parse(self.nvml_error)
 
 
 @dataclass(frozen=True)

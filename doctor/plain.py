@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 import math
 import types
 import typing
-from typing import Any, Tuple, Union
+from typing import Any, Optional, Tuple, Type, TypeVar, Union
 
 
 INT_LIMIT = 2**63
@@ -14,6 +15,25 @@ INT_LIMIT = 2**63
 
 class FactsError(ValueError):
     """A facts document that cannot be read; the message is one line for the user."""
+
+
+_V = TypeVar("_V", bound="Vocabulary")
+
+
+class Vocabulary(enum.Enum):
+    """A closed set of names that facts spell as strings: each member's value is its string in the file.
+
+    The facts fields keep the strings, so a file from another version, with a name this one does not
+    know, still reads and writes unchanged; code decides by the member ``parse`` finds.
+    """
+
+    @classmethod
+    def parse(cls: Type[_V], value: object) -> Optional[_V]:
+        """The member spelled ``value``, or None for anything else (None, or a name from another version)."""
+        for member in cls:
+            if member.value == value:
+                return member
+        return None
 
 
 def to_plain(value: Any) -> Any:
