@@ -19,6 +19,7 @@ from typing import Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence
 import gpudoctor.trainers as _trainers
 from gpudoctor.procs import crashed, ending, kill_tree
 from gpudoctor.trainers.protocol import DONE, FATAL, STAGE
+from gpudoctor.verify_facts import FailureKind
 
 # The worker is run by path; its package holds no torch import at the top, so finding it imports nothing heavy.
 WORKER = Path(_trainers.__file__).resolve().parent / "worker.py"
@@ -76,19 +77,21 @@ class Outcome:
         return " ".join(str(last[k]) for k in ("stage", "model") if last.get(k))
 
     def failure_kind(self) -> Optional[str]:
-        """crashed | timeout | garbage | exited, or the FATAL record's kind; None when the worker finished."""
+        """A FailureKind value: the launcher's verdict or the FATAL record's kind; None when the worker finished."""
         if self.finished:
             return None
         fatal = self.first(FATAL)
         if self.timed_out:
-            return "timeout"
+            return FailureKind.TIMEOUT.value
         if self.overflowed:
-            return "garbage"
+            return FailureKind.GARBAGE.value
         if fatal is not None:
-            return str(fatal.get("kind") or "internal")
+            return str(fatal.get("kind") or FailureKind.INTERNAL.value)
         if crashed(self.returncode):
-            return "crashed"
-        return "garbage" if self.garbage else "exited"
+            return FailureKind.CRASHED.value
+        if self.garbage:
+            return FailureKind.GARBAGE.value
+        return FailureKind.EXITED.value
 
     def failure(self) -> Optional[str]:
         """Why the worker did not finish, as a phrase that completes "the worker ..."; None when it finished."""
@@ -136,7 +139,7 @@ def run(
             start_new_session=os.name == "posix",
         )
     except OSError as exc:
-        outcome.records.append({"event": FATAL, "kind": "start", "error": f"{argv[0]} cannot be started: {exc}"})
+        outcome.records.append({"event": FATAL, "kind": FailureKind.START.value, "error": f"{argv[0]} cannot be started: {exc}"})
         return outcome
     lines: "queue.Queue[Optional[str]]" = queue.Queue()
     budget = _Budget(OUTPUT_CAP)

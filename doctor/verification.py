@@ -13,7 +13,7 @@ from gpudoctor.facts import Facts, FactsError
 from gpudoctor import fetch, launch
 from gpudoctor.trainers.protocol import BENCH, FATAL, HELLO, PARITY, RUN, SMOKE, STAGE
 from gpudoctor.trainers.recipes import DATASETS, DEFAULT_EPOCHS
-from gpudoctor.verify_facts import VerifyFacts
+from gpudoctor.verify_facts import FailureKind, VerifyFacts
 
 DEFAULT_CPU_SECONDS = 3.0
 _DEVICE = re.compile(r"^cuda(?::(\d+))?$")
@@ -96,7 +96,7 @@ def run_verify(
 
         first = start(_Job(target, "cuda:0" if target == "auto" else target))
         fatal = first.first(FATAL)
-        if fatal is not None and fatal.get("kind") == "device" and target != "auto":
+        if fatal is not None and FailureKind.parse(fatal.get("kind")) is FailureKind.DEVICE and target != "auto":
             raise VerifyInputError(f"--device {target}: {fatal.get('error')}")
         hello = first.first(HELLO)
         if all_devices and hello:
@@ -105,7 +105,8 @@ def run_verify(
             for uuid in _other_mig_instances(hello, env, mig_lister):
                 start(_Job("cuda:0", uuid, visible=uuid))
         # the CPU baseline, unless the first worker's failure would only repeat itself there
-        if fatal is None or fatal.get("kind") not in ("import", "start", "data"):
+        if fatal is None or FailureKind.parse(fatal.get("kind")) not in (
+                FailureKind.IMPORT, FailureKind.START, FailureKind.DATA):
             start(_Job("cpu", "cpu"))
     return _assemble(dataset, epochs, exe, root, cpu_seconds, done)
 

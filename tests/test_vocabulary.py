@@ -8,6 +8,7 @@ from gpudoctor.facts import DriverFacts, Facts, Meta, NvmlError, Source
 from gpudoctor.model import Report
 from gpudoctor.probes.nvml import classify, init_reason, probe_nvml
 from gpudoctor.render.common import SOURCES, describe_source
+from gpudoctor.verify_facts import FailureKind, VerifyFacts, WorkerFailure
 
 
 def test_parse_finds_members_by_their_strings_and_nothing_else() -> None:
@@ -57,3 +58,27 @@ def test_nvml_init_failures_are_classified_into_members_and_stored_as_their_stri
     assert result.driver.nvml_failure is NvmlError.VERSION_MISMATCH
     reasons = {init_reason(kind, "boom") for kind in NvmlError}
     assert len(reasons) == len(NvmlError) and "NVML could not initialise: boom" in reasons
+
+
+def test_every_worker_failure_kind_has_its_words_and_an_unknown_one_gets_the_general_finding() -> None:
+    from gpudoctor.checks import verify as verify_checks
+
+    assert set(verify_checks._OBSERVED) == set(FailureKind) - {FailureKind.DATA}  # data failures have their own
+    assert set(verify_checks._CODES) <= set(FailureKind) and set(verify_checks._WORKER_FIXES) <= set(FailureKind)
+    failures = (WorkerFailure("cuda:0", "crashed", "was killed by signal 11"),
+                WorkerFailure("cuda:1", "melted", "stopped in a way this version has no name for"))
+    findings = list(verify_checks.worker.run(Facts(verify=VerifyFacts(python="python", failures=failures))))
+    assert [f.code for f in findings] == ["verify.worker-crashed", "verify.worker-failed"]
+    assert [f.detail.partition(";")[0] for f in findings] == [
+        "observed: it was killed by a signal", "observed: it stopped early"]
+
+
+def test_the_launcher_names_its_verdicts_with_failure_kinds() -> None:
+    from gpudoctor.launch import Outcome
+
+    assert FailureKind.parse(Outcome(timed_out=True).failure_kind()) is FailureKind.TIMEOUT
+    assert FailureKind.parse(Outcome(returncode=-11).failure_kind()) is FailureKind.CRASHED
+    assert FailureKind.parse(Outcome(returncode=3).failure_kind()) is FailureKind.EXITED
+    assert FailureKind.parse(Outcome(returncode=0, garbage=["x"]).failure_kind()) is FailureKind.GARBAGE
+    assert Outcome(records=[{"event": "fatal", "kind": "data"}]).failure_kind() == "data"
+    assert Outcome(records=[{"event": "done"}]).failure_kind() is None
