@@ -11,16 +11,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple, Union
 
 from gpudoctor.facts import Facts
-from gpudoctor.model import CheckResult, Finding, Report, Severity
+from gpudoctor.model import CheckResult, FailOn, Finding, Report, Severity
 from gpudoctor.causes import Cause
 
 if TYPE_CHECKING:
     from gpudoctor.examples import Example
     from gpudoctor.registry import Catalogue
 
-FAIL_ON: Dict[str, Optional[Severity]] = {
-    "error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "never": None,
-}
+FAIL_ON: Dict[str, Optional[Severity]] = {level.value: level.threshold for level in FailOn}
 
 
 class SelectionError(ValueError):

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from gpudoctor.registry import Catalogue
 
 FORMATS = ("terminal", "markdown", "json")
-FAIL_ON = ("error", "warning", "info", "never")
+FAIL_ON = ("error", "warning", "info", "never")  # the FailOn values (gpudoctor.model), kept here for a fast --help
 DATASETS = ("synthetic", "mnist", "cifar10", "catsdogs", "folder:PATH")
 EXIT_USAGE = 2
 F = TypeVar("F", bound=Callable[..., Any])
@@ -186,7 +186,7 @@ def _finish(facts: Facts, catalogue: Catalogue, fmt: Optional[str] = None, outpu
             verbose: bool = False, fail_on: str = "error", redact: Optional[bool] = None,
             json_format: bool = False, **_: Any) -> int:
     """Redact if asked (before the checks, so no finding quotes what was removed), check, render, write."""
-    from gpudoctor.model import Severity
+    from gpudoctor.model import FailOn
     from gpudoctor.render import Format, render
     from gpudoctor.render.common import summary_line
     from gpudoctor.render.console import deliver
@@ -207,8 +207,7 @@ def _finish(facts: Facts, catalogue: Catalogue, fmt: Optional[str] = None, outpu
 
         styled = functools.partial(styled_with, lead, functools.partial(render_rich, report, verbose))
     deliver(lead + text, output, styled, summary_line(report))
-    levels = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "never": None}
-    return report.exit_code(levels[fail_on])
+    return report.exit_code(FailOn(fail_on).threshold)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

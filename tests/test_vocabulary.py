@@ -82,3 +82,17 @@ def test_the_launcher_names_its_verdicts_with_failure_kinds() -> None:
     assert FailureKind.parse(Outcome(returncode=0, garbage=["x"]).failure_kind()) is FailureKind.GARBAGE
     assert Outcome(records=[{"event": "fatal", "kind": "data"}]).failure_kind() == "data"
     assert Outcome(records=[{"event": "done"}]).failure_kind() is None
+
+
+def test_fail_on_levels_are_the_command_line_choices_and_map_to_severities() -> None:
+    from gpudoctor import api, cli
+    from gpudoctor.fleet import command as fleet_command
+    from gpudoctor.model import FailOn, Severity
+
+    assert cli.FAIL_ON == tuple(level.value for level in FailOn)
+    assert {level: level.threshold for level in FailOn} == {
+        FailOn.ERROR: Severity.ERROR, FailOn.WARNING: Severity.WARNING, FailOn.INFO: Severity.INFO, FailOn.NEVER: None}
+    assert all(FailOn.at(level.threshold) is level for level in FailOn)
+    assert api.FAIL_ON == fleet_command.LEVELS == {"error": Severity.ERROR, "warning": Severity.WARNING,
+                                                   "info": Severity.INFO, "never": None}
+    assert list(api.FAIL_ON) == list(cli.FAIL_ON)  # the order the error message lists them in

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from gpudoctor.fleet import hostlist
 from gpudoctor.fleet.model import FleetReport
 from gpudoctor.fleet.parallel import Selection, default_jobs
 from gpudoctor.fleet.sources import expand
 from gpudoctor.fleet.triage import triage
-from gpudoctor.model import Severity
+from gpudoctor.model import FailOn, Severity
 from gpudoctor.parsers.report import InputError, read_input
 from gpudoctor.registry import Catalogue
 from gpudoctor.render import Format
 from gpudoctor.render.console import OutputError, check_writable, deliver
 from gpudoctor.render.fleet_common import summary_line
 
-LEVELS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "never": None}
+LEVELS: Dict[str, Optional[Severity]] = {level.value: level.threshold for level in FailOn}
 
 
 def render_fleet(report: FleetReport, fmt: Format, verbose: bool = False) -> str:
