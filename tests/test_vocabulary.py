@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any, Tuple
 
 from gpudoctor.facts import DriverFacts, Facts, Meta, NvmlError, Source
 from gpudoctor.model import Report
@@ -96,3 +97,17 @@ def test_fail_on_levels_are_the_command_line_choices_and_map_to_severities() -> 
     assert api.FAIL_ON == fleet_command.LEVELS == {"error": Severity.ERROR, "warning": Severity.WARNING,
                                                    "info": Severity.INFO, "never": None}
     assert list(api.FAIL_ON) == list(cli.FAIL_ON)  # the order the error message lists them in
+
+
+def _choices(command: Any, name: str) -> Tuple[str, ...]:
+    option = next(p for p in command.params if p.name == name)
+    return tuple(option.type.choices)
+
+
+def test_the_command_line_offers_exactly_the_output_formats_the_code_renders() -> None:
+    from gpudoctor import cli
+    from gpudoctor.lint.command import LINT_FORMATS, LintFormat
+    from gpudoctor.render import Format
+
+    assert cli.FORMATS == tuple(f.value for f in Format) == _choices(cli.check, "fmt")
+    assert _choices(cli.lint, "fmt") == LINT_FORMATS == tuple(f.value for f in LintFormat)

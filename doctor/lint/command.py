@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import enum
 from typing import Optional, Sequence
 
 import click
 
+from gpudoctor.exhaustive import assert_never
 from gpudoctor.lint.model import LintResult
 
-LINT_FORMATS = ("text", "json", "sarif")
+
+class LintFormat(enum.Enum):
+    """The output formats of ``gpudoctor lint``."""
+
+    TEXT = "text"  # one line per finding
+    JSON = "json"
+    SARIF = "sarif"  # SARIF 2.1.0, for GitHub code scanning
+
+
+LINT_FORMATS = tuple(f.value for f in LintFormat)
 
 
 def _split(values: Sequence[str]) -> list[str]:
@@ -53,14 +64,17 @@ def run_lint(paths: Sequence[str], fmt: str, select: Sequence[str], ignore: Sequ
     except SelectionError as exc:
         raise UserError(str(exc)) from None
     result: LintResult = lint_paths(list(paths) or ["."], rules)
-    if fmt == "json":
+    form = LintFormat(fmt)
+    if form is LintFormat.JSON:
         _write(out.render_json(result), output)
-    elif fmt == "sarif":
+    elif form is LintFormat.SARIF:
         _write(out.render_sarif(result, rules), output)
-    else:
+    elif form is LintFormat.TEXT:
         _write(out.render_text(result), output)
+    else:
+        assert_never(form)
     for failure in result.errors:
         click.echo(str(failure), err=True)
-    if fmt == "text":
+    if form is LintFormat.TEXT:
         click.echo(out.summary(result), err=True)
     return result.exit_code
