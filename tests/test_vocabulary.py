@@ -111,3 +111,13 @@ def test_the_command_line_offers_exactly_the_output_formats_the_code_renders() -
 
     assert cli.FORMATS == tuple(f.value for f in Format) == _choices(cli.check, "fmt")
     assert _choices(cli.lint, "fmt") == LINT_FORMATS == tuple(f.value for f in LintFormat)
+
+
+def test_tables_keyed_by_an_enum_cover_every_member() -> None:
+    from gpudoctor.fleet import traits
+    from gpudoctor.model import _SEVERITY_RANK, Severity, Status
+    from gpudoctor.render import common, terminal
+
+    assert set(common.MARKS) == set(terminal.STATUS_STYLES) == set(Status)
+    assert set(common.SEVERITY_MARKS) == set(terminal.SEVERITY_STYLES) == set(_SEVERITY_RANK) == set(Severity)
+    assert set(traits._LABELS) == set(traits.Trait)
