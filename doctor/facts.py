@@ -35,6 +35,22 @@ class NvmlError(Vocabulary):
     OTHER = "other"
 
 
+class DriverSource(Vocabulary):
+    """What the driver facts were read from: the value of ``DriverFacts.source``."""
+
+    NVML = "nvml"
+    NVIDIA_SMI = "nvidia-smi"
+    PROC = "proc"  # /proc/driver/nvidia/version only
+
+
+class FabricManager(Vocabulary):
+    """The NVSwitch fabric manager service's state: the value of ``DriverFacts.fabric_manager``."""
+
+    RUNNING = "running"
+    STOPPED = "stopped"
+    MISSING = "missing"  # not installed
+
+
 @dataclass(frozen=True)
 class Meta:
     """Where these facts came from."""
@@ -113,7 +129,7 @@ class Gpu:
 class DriverFacts:
     """The NVIDIA driver: user-space library, kernel module and how they were read."""
 
-    source: Optional[str] = None  # nvml | nvidia-smi | proc
+    source: Optional[str] = None  # a DriverSource value
     version: Optional[str] = None  # "550.54.14"
     cuda_version: Optional[str] = None  # the highest CUDA the driver supports, "12.4"
     kernel_module_version: Optional[str] = None  # from /proc/driver/nvidia/version
@@ -121,7 +137,7 @@ class DriverFacts:
     nvml_error_text: Optional[str] = None
     smi_error_text: Optional[str] = None
     kernel_modules: Tuple[str, ...] = ()  # loaded GPU-related kernel modules (nvidia, nvidia_uvm, nouveau, ...)
-    fabric_manager: Optional[str] = None  # running | stopped | missing | None (unknown / not applicable)
+    fabric_manager: Optional[str] = None  # a FabricManager value; None: unknown or not applicable
     fabric_manager_version: Optional[str] = None  # "550.54.14" from `nv-fabricmanager --version`, when installed
     gpu_count: Optional[int] = None
 

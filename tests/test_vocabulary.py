@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Tuple
+from typing import Any, Optional, Tuple
 
-from gpudoctor.facts import DriverFacts, Facts, Meta, NvmlError, Source
+from gpudoctor.facts import DriverFacts, FabricManager, Facts, Meta, NvmlError, Source
 from gpudoctor.model import Report
 from gpudoctor.probes.nvml import classify, init_reason, probe_nvml
 from gpudoctor.render.common import SOURCES, describe_source
@@ -121,3 +121,22 @@ def test_tables_keyed_by_an_enum_cover_every_member() -> None:
     assert set(common.MARKS) == set(terminal.STATUS_STYLES) == set(Status)
     assert set(common.SEVERITY_MARKS) == set(terminal.SEVERITY_STYLES) == set(_SEVERITY_RANK) == set(Severity)
     assert set(traits._LABELS) == set(traits.Trait)
+
+
+def test_the_fabric_manager_state_is_read_into_its_members_strings() -> None:
+    from gpudoctor.probes.command import CommandResult
+    from gpudoctor.probes.linux import _fabric_manager
+
+    def runner(active: str, load: str = "loaded") -> Any:
+        def run(argv: Any, timeout: float) -> Any:
+            return CommandResult(tuple(argv), 0, f"LoadState={load}\nActiveState={active}\n")
+        return run
+
+    def find(name: str) -> Optional[str]:
+        return "/usr/bin/systemctl" if name == "systemctl" else None
+
+    states = [_fabric_manager(runner(active, load), find)[0]
+              for active, load in (("active", "loaded"), ("failed", "loaded"), ("inactive", "not-found"))]
+    assert states == ["running", "stopped", "missing"]
+    assert [FabricManager.parse(s) for s in states] == [FabricManager.RUNNING, FabricManager.STOPPED,
+                                                         FabricManager.MISSING]

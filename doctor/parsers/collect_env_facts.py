@@ -6,7 +6,7 @@ import re
 from typing import List, Optional, Tuple
 
 from gpudoctor.facts import (
-    CompanionFacts, DriverFacts, Gpu, NvmlError, PlatformFacts, ToolkitFacts, TorchDevice, TorchFacts,
+    CompanionFacts, DriverFacts, DriverSource, Gpu, NvmlError, PlatformFacts, ToolkitFacts, TorchDevice, TorchFacts,
 )
 from gpudoctor.parsers.collect_env_packages import Packages, conda_build_cuda, local_cuda
 from gpudoctor.parsers.collect_env_text import RawReport, join_wrapped, known, yes_no
@@ -131,7 +131,7 @@ def driver_facts(raw: RawReport, sig: Signals, gpu_count: Optional[int]) -> Driv
         mismatch = "mismatch" in sig.nvml_error_text.lower()
         nvml_error = (NvmlError.VERSION_MISMATCH if mismatch else NvmlError.OTHER).value
     return DriverFacts(
-        source="nvidia-smi" if version else None,
+        source=DriverSource.NVIDIA_SMI.value if version else None,
         version=version,
         cuda_version=sig.driver_cuda,
         nvml_error=nvml_error,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from gpudoctor.exhaustive import assert_never
-from gpudoctor.facts import DriverFacts, Gpu, GpuProcess, NvmlError
+from gpudoctor.facts import DriverFacts, DriverSource, Gpu, GpuProcess, NvmlError
 from gpudoctor.trainers.protocol import THROTTLE_BITS
 
 MIB = 1024 * 1024
@@ -268,7 +268,7 @@ def probe_nvml(nvml: Any = None) -> NvmlResult:
             notes.extend(f"GPU {index} {note}" for note in dict.fromkeys(r.notes))
             r.notes.clear()
         driver = DriverFacts(
-            source="nvml",
+            source=DriverSource.NVML.value,
             version=text(r.get("nvmlSystemGetDriverVersion")),
             cuda_version=cuda_version(
                 r.first(("nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"))
