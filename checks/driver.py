@@ -7,7 +7,7 @@ from typing import Iterator, List, Optional, Tuple
 from gpudoctor import compat
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.driver_advice import insufficient, no_upgrade_helps, upgrade_text
-from gpudoctor.facts import Facts
+from gpudoctor.facts import Facts, NvmlError
 from gpudoctor.facts.derive import cuda_of_found_version, derived
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, Skip, check, skip
@@ -63,7 +63,7 @@ def _mismatch(facts: Facts) -> Optional[Finding]:
     user = d.version if d.version and d.version != d.kernel_module_version else None
     if user is None:
         user = derived(facts).nvml_library_version
-    flagged = d.nvml_error == "version_mismatch" or _MISMATCH_TEXT in texts.lower()
+    flagged = d.nvml_failure is NvmlError.VERSION_MISMATCH or _MISMATCH_TEXT in texts.lower()
     differs = bool(d.version and d.kernel_module_version and d.version != d.kernel_module_version)
     if not (flagged or differs):
         return None
@@ -144,8 +144,8 @@ def _not_loaded(facts: Facts) -> Optional[Finding]:
     d = facts.driver
     texts = _texts(facts).lower()
     init = (facts.torch.init_error or "").lower()
-    installed_not_loaded = d.nvml_error == "driver_not_loaded" or _NO_COMM_TEXT in texts
-    nothing_seen = not facts.gpus and not d.version and d.nvml_error != "library_not_found"
+    installed_not_loaded = d.nvml_failure is NvmlError.DRIVER_NOT_LOADED or _NO_COMM_TEXT in texts
+    nothing_seen = not facts.gpus and not d.version and d.nvml_failure is not NvmlError.LIBRARY_NOT_FOUND
     torch_says = _NO_DRIVER_TEXT in init and nothing_seen and _gpu_expected(facts)
     if not installed_not_loaded and not torch_says:
         return None
@@ -275,7 +275,7 @@ def driver(facts: Facts) -> Iterator[Finding]:
         yield not_loaded
         return
     d = facts.driver
-    if d.nvml_error == "library_not_found" and not d.version:
+    if d.nvml_failure is NvmlError.LIBRARY_NOT_FOUND and not d.version:
         yield from _no_driver(facts, "NVML library not found")
         return
     if _NO_DRIVER_TEXT in (facts.torch.init_error or "").lower() and not d.version and not d.nvml_error:
@@ -288,7 +288,7 @@ def driver(facts: Facts) -> Iterator[Finding]:
     version = d.version
     if version is None:
         raise Skip("the driver version is not known", "driver")
-    if d.nvml_error in ("no_permission", "other"):
+    if d.nvml_failure in (NvmlError.NO_PERMISSION, NvmlError.OTHER):
         yield Finding(
             code="driver.nvml-error",
             severity=Severity.WARNING,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator, List, Tuple
 
-from gpudoctor.facts import Facts, Gpu
+from gpudoctor.facts import DriverSource, FabricManager, Facts, Gpu
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, need, skip
 
@@ -76,8 +76,8 @@ def fabric_manager(facts: Facts) -> Iterator[Finding]:
     switched = [g for g in facts.gpus if g.name and _nvswitch_class(g.name)]
     if len(switched) < NVSWITCH_MIN_GPUS and not error_802:
         return
-    state = facts.driver.fabric_manager
-    if state is None and not error_802:
+    state = FabricManager.parse(facts.driver.fabric_manager)
+    if facts.driver.fabric_manager is None and not error_802:
         raise skip(f"{_gpu_span(switched)} sit on NVSwitch, but the fabric manager's state was not read")
     machine = _gpu_span(switched) + " sit on an NVSwitch fabric" if switched else "CUDA reports Error 802"
     driver = facts.driver.version or "unknown"
@@ -85,13 +85,13 @@ def fabric_manager(facts: Facts) -> Iterator[Finding]:
     required = f"nvidia-fabricmanager {driver}, running (the same version as the driver)"
     evidence = ("gpus", "driver.fabric_manager", "driver.version") + (("torch.init_error",) if error_802 else ())
     fm_version = facts.driver.fabric_manager_version
-    if state == "running" and fm_version and facts.driver.version and fm_version != facts.driver.version:
+    if state is FabricManager.RUNNING and fm_version and facts.driver.version and fm_version != facts.driver.version:
         observed = f"nvidia-fabricmanager {fm_version} with driver {driver}"
         fix = Fix(
             f"Install the fabric manager of exactly the driver's version ({driver}) and restart it.",
             _fabric_install(facts)[:1] + ("sudo systemctl restart nvidia-fabricmanager", "nv-fabricmanager --version"),
         )
-    elif state == "running":
+    elif state is FabricManager.RUNNING:
         if not error_802:
             return
         observed = "nvidia-fabricmanager running, yet CUDA is not initialised"
@@ -101,7 +101,7 @@ def fabric_manager(facts: Facts) -> Iterator[Finding]:
             ("sudo journalctl -u nvidia-fabricmanager -b --no-pager -n 50", "nv-fabricmanager --version")
             + _fabric_install(facts)[:1] + ("sudo systemctl restart nvidia-fabricmanager",),
         )
-    elif state == "stopped":
+    elif state is FabricManager.STOPPED:
         observed = "nvidia-fabricmanager installed but not running"
         fix = Fix(
             "Start the service and enable it at boot; if it stops again, its log names the reason "
@@ -110,7 +110,7 @@ def fabric_manager(facts: Facts) -> Iterator[Finding]:
              "sudo journalctl -u nvidia-fabricmanager -b --no-pager -n 50"),
         )
     else:
-        observed = "nvidia-fabricmanager not installed" if state == "missing" else "fabric manager state not read"
+        observed = "nvidia-fabricmanager not installed" if state is FabricManager.MISSING else "fabric manager state not read"
         fix = Fix(
             f"Install the fabric manager of the driver's branch, check that its version equals the driver's "
             f"({driver}; pin it if the repository offers a newer one) and start it.",
@@ -187,7 +187,7 @@ def uvm(facts: Facts) -> Iterator[Finding]:
 def _nouveau_fix(facts: Facts) -> Fix:
     family = _distro_family(facts)
     initramfs = "sudo dracut --force" if family in ("rhel", "suse") else "sudo update-initramfs -u"
-    commands = (
+    commands: tuple[str, ...] = (
         "printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf",
         initramfs,
         "sudo reboot",
@@ -206,7 +206,7 @@ def nouveau(facts: Facts) -> Iterator[Finding]:
     _linux_only(facts)
     modules = facts.driver.kernel_modules
     if not modules:
-        if facts.gpus and facts.driver.source == "nvml":
+        if facts.gpus and facts.driver.source == DriverSource.NVML.value:
             return
         need(None, "driver.kernel_modules", "the loaded kernel modules were not read")
     if "nouveau" not in modules:

@@ -10,7 +10,7 @@ from typing import Iterator, List, Optional, Tuple
 from gpudoctor import plausible
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.support import words as _cmd
-from gpudoctor.facts import Facts
+from gpudoctor.facts import Facts, Source
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, need
 
@@ -163,7 +163,7 @@ def _visible(facts: Facts, value: str) -> Optional[str]:
 @check("env.cuda-vars", "CUDA environment variables")
 def cuda_vars(facts: Facts) -> Iterator[Finding]:
     env = facts.env
-    if not env.variables and (facts.meta.source == "collect_env" or facts.probe_error("env")):
+    if not env.variables and (facts.meta.source == Source.COLLECT_ENV.value or facts.probe_error("env")):
         need(None, "env", "the environment variables were not recorded")
     if (env.get("CUDA_LAUNCH_BLOCKING") or "").strip() == "1":
         yield _var_finding(facts, "CUDA_LAUNCH_BLOCKING", "every kernel launch waits for the GPU to finish, "
@@ -195,7 +195,7 @@ def cuda_vars(facts: Facts) -> Iterator[Finding]:
         )
     init_error = facts.torch.init_error or ""
     if CHANGED_AFTER_START in init_error.lower():
-        live = facts.meta.source == "live"
+        live = facts.meta.source == Source.LIVE.value
         yield Finding(
             "env.cuda-vars", Severity.INFO if live else Severity.WARNING,
             "torch's CUDA error names 'changing env variable CUDA_VISIBLE_DEVICES after program start' as a "

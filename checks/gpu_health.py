@@ -115,7 +115,7 @@ def memory_held(facts: Facts) -> Iterator[Finding]:
                          "another user's processes)")
         severity = Severity.ERROR if held >= HELD_ERROR * total else Severity.WARNING
         pids = " ".join(str(p.pid) for p in procs if not _display(p.name))
-        commands = ("nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",)
+        commands: tuple[str, ...] = ("nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",)
         if _fix.is_windows(facts):
             commands += (f"Stop-Process -Id {pids.replace(' ', ',')}",) if pids else ()
         else:

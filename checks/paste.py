@@ -6,7 +6,7 @@ from typing import Callable, Dict, Iterator, Optional, Tuple
 
 from gpudoctor.checks.paste_causes import CAUSES, REINSTALL
 from gpudoctor.checks.paste_layers import kernel_layer, torch_serves_every_gpu
-from gpudoctor.facts import Facts
+from gpudoctor.facts import Facts, NvmlError, Source
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, skip
 
@@ -27,7 +27,7 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
     "sm-incompatible": _gpu_cc_known,
     "driver-too-old": lambda f: bool(f.torch.cuda and (f.driver.version or f.driver.cuda_version)),
     "driver-insufficient": lambda f: bool(f.torch.cuda and (f.driver.version or f.driver.cuda_version)),
-    "error-803": lambda f: f.driver.nvml_error == "version_mismatch",
+    "error-803": lambda f: f.driver.nvml_failure is NvmlError.VERSION_MISMATCH,
     "windows-dll": lambda f: f.platform.system == "Windows" and "WinError" in (f.torch.import_error or ""),
     "torchvision-nms": lambda f: bool(f.torchvision.version and f.torch.version),
     "not-compiled-with-cuda": lambda f: bool(f.gpus and f.torch.version and f.torch.cuda_compiled is False),
@@ -120,10 +120,10 @@ def _cpu_only(facts: Facts) -> bool:
     tag = (t.version or "").partition("+")[2].lower()
     if tag and tag != "cpu" and not tag.startswith("cpu."):  # +xpu, +rocm: another accelerator's build
         return False
-    if facts.meta.source == "collect_env" and tag != "cpu" and not _conda_cpu(facts):
+    if facts.meta.source == Source.COLLECT_ENV.value and tag != "cpu" and not _conda_cpu(facts):
         return False  # collect_env says "CUDA used to build: None" for XPU and MPS builds too
     return (t.cuda_compiled is False and not t.hip and not facts.gpus and facts.platform.system != "Darwin"
-            and facts.meta.source in ("paste", "collect_env"))
+            and Source.parse(facts.meta.source) in (Source.PASTE, Source.COLLECT_ENV))
 
 
 def _conda_cpu(facts: Facts) -> bool:

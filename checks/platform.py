@@ -9,7 +9,7 @@ from gpudoctor import compat, plausible
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks import packages as pk
-from gpudoctor.facts import Facts
+from gpudoctor.facts import Facts, NvmlError
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, need, skip
 from gpudoctor.shell import Shell, quote
@@ -146,7 +146,7 @@ def _forward_compat(facts: Facts, error: str) -> Finding:
     rest = ":".join(e for e in facts.libraries.ld_library_path if e not in compat_dirs)
     build = _driver_build(facts)
     unset = _cmd.export(facts, "LD_LIBRARY_PATH", rest) if plausible.path_list(rest.split(":") if rest else []) else None
-    commands = (unset,) if compat_dirs and unset else ()
+    commands: tuple[str, ...] = (unset,) if compat_dirs and unset else ()
     commands = (commands + ((build,) if build else ())) or ("nvidia-smi",)
     label = f"CUDA {cuda}" if cuda else "CUDA"
     image = f"the image's {label}"
@@ -194,7 +194,7 @@ def container(facts: Facts) -> Iterator[Finding]:
             + ("" if expected else " Nothing here shows that the host has an NVIDIA GPU; if it has none, this is expected."),
             CONTAINER_FIXES.get(kind, CONTAINER_FIXES["docker"]), CONTAINER_LINKS, ("platform.dev_nvidia", "platform.container"),
         )
-    elif nodes and not facts.libraries.libcuda_paths and facts.driver.nvml_error == "library_not_found":
+    elif nodes and not facts.libraries.libcuda_paths and facts.driver.nvml_failure is NvmlError.LIBRARY_NOT_FOUND:
         yield Finding(
             "platform.container", Severity.ERROR,
             f"this {kind} container has /dev/nvidia* devices but no driver libraries (libcuda, NVML)",
@@ -248,7 +248,8 @@ def no_nvidia_gpu(facts: Facts) -> Iterator[Finding]:
         seen.append(f"{d.source} reports 0 GPUs")
     if _extra(facts, "nvidia_pci") == "":
         seen.append("no NVIDIA device on the PCI bus")
-    if not seen and d.nvml_error in ("library_not_found", "driver_not_loaded") and facts.platform.dev_nvidia == () \
+    no_driver = d.nvml_failure in (NvmlError.LIBRARY_NOT_FOUND, NvmlError.DRIVER_NOT_LOADED)
+    if not seen and no_driver and facts.platform.dev_nvidia == () \
             and not any(m.startswith("nvidia") for m in d.kernel_modules):
         seen.append("no NVIDIA driver, kernel module or /dev/nvidia* device")
     if not seen:

@@ -24,34 +24,43 @@ from gpudoctor.checks.verify_common import (
 )
 from gpudoctor.checks.verify_learning import CHECKS as LEARNING_CHECKS
 from gpudoctor.checks.verify_speed import CHECKS as SPEED_CHECKS
-from gpudoctor.facts import Facts
+from gpudoctor.facts import Facts, NvmlError
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, skip
 from gpudoctor.shell import Shell
-from gpudoctor.facts.verify import DeviceResult, ParityResult, VerifyFacts
+from gpudoctor.facts.verify import DeviceResult, FailureKind, ParityResult, VerifyFacts
 
+# What each failure looks like, for every kind but DATA (its own finding); tests keep the table complete.
 _OBSERVED = {
-    "crashed": "it was killed by a signal",
-    "timeout": "it stopped answering",
-    "garbage": "its output was not gpudoctor's protocol",
-    "exited": "it exited early",
-    "import": "torch did not import",
-    "start": "it could not be started",
-    "internal": "it stopped on an internal error",
+    FailureKind.CRASHED: "it was killed by a signal",
+    FailureKind.TIMEOUT: "it stopped answering",
+    FailureKind.GARBAGE: "its output was not gpudoctor's protocol",
+    FailureKind.EXITED: "it exited early",
+    FailureKind.IMPORT: "torch did not import",
+    FailureKind.START: "it could not be started",
+    FailureKind.INTERNAL: "it stopped on an internal error",
+    FailureKind.DEVICE: "it stopped early",
 }
+_UNKNOWN_OBSERVED = "it stopped early"  # a kind from another version
+_CODES = {
+    FailureKind.CRASHED: "verify.worker-crashed",
+    FailureKind.TIMEOUT: "verify.worker-timeout",
+    FailureKind.GARBAGE: "verify.worker-garbage",
+    FailureKind.IMPORT: "verify.torch-import",
+}  # any other kind: verify.worker-failed
 
 _WORKER_FIXES = {
-    "crashed": Fix(
+    FailureKind.CRASHED: Fix(
         "A crash inside torch usually comes from a driver/library mismatch or a GPU fault: look for Xid errors "
         "and run gpudoctor check.",
         (XID, "gpudoctor check"),
     ),
-    "timeout": Fix(
+    FailureKind.TIMEOUT: Fix(
         "See whether the GPU answers and what else runs on it; a GPU that hangs at initialisation often needs "
         "its nvidia_uvm module reloaded or a reboot.",
         ("nvidia-smi", HOLDERS),
     ),
-    "import": Fix(
+    FailureKind.IMPORT: Fix(
         "Check that torch imports in that interpreter, or point --python at the right one.", ("gpudoctor check",)
     ),
 }
@@ -79,7 +88,8 @@ def worker(facts: Facts) -> Iterator[Finding]:
     v = verify_facts(facts)
     for failure in v.failures:
         who = "the CPU baseline" if failure.worker == "cpu" else failure.worker
-        if failure.kind == "data":
+        kind = FailureKind.parse(failure.kind)
+        if kind is FailureKind.DATA:
             yield Finding(
                 "verify.data-failed",
                 Severity.ERROR,
@@ -89,19 +99,13 @@ def worker(facts: Facts) -> Iterator[Finding]:
                 evidence=("verify.failures", "verify.data_dir"),
             )
             continue
-        code = {
-            "crashed": "verify.worker-crashed",
-            "timeout": "verify.worker-timeout",
-            "garbage": "verify.worker-garbage",
-            "import": "verify.torch-import",
-        }
         yield Finding(
-            code.get(failure.kind, "verify.worker-failed"),
+            _CODES.get(kind, "verify.worker-failed") if kind is not None else "verify.worker-failed",
             Severity.ERROR,
             f"The verify worker for {who} {failure.error}",
-            detail=f"observed: {_OBSERVED.get(failure.kind, 'it stopped early')}; required: it runs to its end "
+            detail=f"observed: {_OBSERVED[kind] if kind is not None else _UNKNOWN_OBSERVED}; required: it runs to its end "
             f"under {v.python}. Results it sent before failing are kept.",
-            fix=_WORKER_FIXES.get(failure.kind, CHECK_GPU),
+            fix=_WORKER_FIXES.get(kind, CHECK_GPU) if kind is not None else CHECK_GPU,
             evidence=("verify.failures",),
         )
 
@@ -110,9 +114,8 @@ def _not_proven_cause(facts: Facts, v: VerifyFacts) -> str:
     version = v.torch_version or facts.torch.version or "torch"
     if facts.torch.cuda_compiled is False or (v.torch_version and v.cuda_build is None):
         return f"torch {version} is a CPU-only build"
-    no_driver = facts.driver.nvml_error in ("library_not_found", "driver_not_loaded") or "no NVIDIA driver" in (
-        v.cuda_error or ""
-    )
+    no_nvml = facts.driver.nvml_failure in (NvmlError.LIBRARY_NOT_FOUND, NvmlError.DRIVER_NOT_LOADED)
+    no_driver = no_nvml or "no NVIDIA driver" in (v.cuda_error or "")
     if no_driver and not facts.gpus and not dict(facts.extra).get("nvidia_pci"):
         return "no NVIDIA GPU or driver was found on this machine"
     if no_driver:

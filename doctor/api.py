@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple, Union
 
 from gpudoctor.facts import Facts
-from gpudoctor.model import CheckResult, Finding, Report, Severity
+from gpudoctor.model import CheckResult, FailOn, Finding, Report, Severity
 from gpudoctor.causes import Cause
 from gpudoctor import app
 from gpudoctor.errors import UserError
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from gpudoctor.examples import Example
     from gpudoctor.registry import Catalogue
 
-FAIL_ON: Dict[str, Optional[Severity]] = {level.value: level.severity for level in app.FailOn}
+FAIL_ON: Dict[str, Optional[Severity]] = {level.value: level.threshold for level in FailOn}
 
 
 class SelectionError(UserError, ValueError):

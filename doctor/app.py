@@ -8,38 +8,20 @@ command line's --help imports it); everything heavy is imported by the function 
 from __future__ import annotations
 
 import dataclasses
-import enum
 import functools
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional, Tuple
 
 from gpudoctor.errors import UserError
+from gpudoctor.model import FailOn as FailOn
 
 if TYPE_CHECKING:
     from gpudoctor.facts import Facts
-    from gpudoctor.model import Severity
     from gpudoctor.registry import Catalogue
     from gpudoctor.render import Format
 
 DATASETS = ("synthetic", "mnist", "cifar10", "catsdogs", "folder:PATH")
-
-
-class FailOn(enum.Enum):
-    """The lowest severity that makes a command exit 1 (``never``: none does)."""
-
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
-    NEVER = "never"
-
-    @property
-    def severity(self) -> Optional[Severity]:
-        from gpudoctor.model import Severity
-
-        levels = {FailOn.ERROR: Severity.ERROR, FailOn.WARNING: Severity.WARNING, FailOn.INFO: Severity.INFO,
-                  FailOn.NEVER: None}
-        return levels[self]
 
 
 FAIL_ON = tuple(level.value for level in FailOn)
@@ -152,7 +134,7 @@ def finish(facts: Facts, catalogue: Catalogue, output: Output) -> int:
 
         styled = functools.partial(styled_with, lead, functools.partial(render_rich, report, output.verbose))
     deliver(lead + text, output.output, styled, summary_line(report))
-    return report.exit_code(output.fail_on.severity)
+    return report.exit_code(output.fail_on.threshold)
 
 
 @dataclass(frozen=True)

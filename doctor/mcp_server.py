@@ -42,10 +42,9 @@ def _sdk() -> Tuple[Any, Type[Exception]]:
     except ImportError:
         pass
     try:
-        from mcp.server.fastmcp import FastMCP  # type: ignore[attr-defined,unused-ignore]  # the SDK's 1.x names
-        from mcp.server.fastmcp.exceptions import (  # type: ignore[import-not-found,unused-ignore]
-            ToolError as ToolError1,
-        )
+        # the SDK's 1.x names; 2.x keeps the module without the class
+        from mcp.server.fastmcp import FastMCP  # type: ignore[attr-defined,unused-ignore]
+        from mcp.server.fastmcp.exceptions import ToolError as ToolError1
 
         return FastMCP, ToolError1
     except ImportError:

@@ -24,6 +24,25 @@ class Severity(enum.Enum):
 _SEVERITY_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
 
 
+class FailOn(enum.Enum):
+    """``--fail-on``: the least severe finding that makes a command exit 1; NEVER: none does."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+    NEVER = "never"
+
+    @property
+    def threshold(self) -> Optional[Severity]:
+        """The Severity the exit code is judged against; None for NEVER."""
+        return None if self is FailOn.NEVER else Severity(self.value)
+
+    @classmethod
+    def at(cls, threshold: Optional[Severity]) -> FailOn:
+        """The level whose threshold is ``threshold``."""
+        return cls.NEVER if threshold is None else cls(threshold.value)
+
+
 class Status(enum.Enum):
     """The verdict of one check."""
 

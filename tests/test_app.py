@@ -13,7 +13,7 @@ from gpudoctor.render import Format
 
 
 def test_every_fail_on_level_names_its_severity() -> None:
-    assert {level.value: level.severity for level in app.FailOn} == {
+    assert {level.value: level.threshold for level in app.FailOn} == {
         "error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO, "never": None}
     assert app.FAIL_ON == ("error", "warning", "info", "never")  # the order --help lists them in
 

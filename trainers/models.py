@@ -25,7 +25,8 @@ class FNN(nn.Module):
         x = F.relu(self.layer_2(x))
         x = F.relu(self.layer_3(x))
         x = F.relu(self.layer_4(x))
-        return self.layer_5(x)
+        logits: torch.Tensor = self.layer_5(x)
+        return logits
 
 
 class MnistCNN(nn.Module):
@@ -44,7 +45,8 @@ class MnistCNN(nn.Module):
         x = self.pool(F.relu(self.conv2(x)))
         x = x.view(-1, 32 * 4 * 4)
         x = F.relu(self.fc1(x))
-        return self.fc2(x)
+        logits: torch.Tensor = self.fc2(x)
+        return logits
 
 
 class LeNet(nn.Module):
@@ -65,7 +67,8 @@ class LeNet(nn.Module):
         x = x.view(-1, 16 * 5 * 5)
         x = F.relu(self.fc1(x))
         x = F.relu(self.fc2(x))
-        return self.fc3(x)
+        logits: torch.Tensor = self.fc3(x)
+        return logits
 
 
 class CatsDogsNet(nn.Module):

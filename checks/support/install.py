@@ -7,25 +7,26 @@ from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
 from gpudoctor import compat
-from gpudoctor.checks.support.commands import (  # noqa: F401 - the helpers checks reach through this module
-    export_env,
-    force_needed,
-    installed_version,
-    is_windows,
-    pip_install,
-    one_line,
-    pip_keeps,
-    plan_for,
-    plan_notes,
-    python,
-    render,
-    render_plan,
-    shell_quote,
-    split_version,
-    target,
-    unset_env,
+# The helpers checks reach through this module, re-exported explicitly.
+from gpudoctor.checks.support.commands import (
+    export_env as export_env,
+    force_needed as force_needed,
+    installed_version as installed_version,
+    is_windows as is_windows,
+    one_line as one_line,
+    pip_install as pip_install,
+    pip_keeps as pip_keeps,
+    plan_for as plan_for,
+    plan_notes as plan_notes,
+    python as python,
+    render as render,
+    render_plan as render_plan,
+    shell_quote as shell_quote,
+    split_version as split_version,
+    target as target,
+    unset_env as unset_env,
 )
-from gpudoctor.checks.support.words import shell_of  # noqa: F401 - reached through this module
+from gpudoctor.checks.support.words import shell_of as shell_of
 from gpudoctor.facts import Facts
 from gpudoctor.model import Fix
 from gpudoctor.recommend import Option, recommend

@@ -76,7 +76,7 @@ def sm_name(cc: CC) -> str:
     return f"sm_{cc[0]}{cc[1]}"
 
 
-def parse_arch_token(text: str) -> Optional[ArchToken]:
+def parse_arch_token(text: object) -> Optional[ArchToken]:
     """An ArchToken for "sm_86" / "compute_120" / "sm_90a"; None for anything else (gfx names, junk)."""
     if not isinstance(text, str):
         return None

@@ -8,11 +8,49 @@ from typing import Any, Optional, Tuple
 
 from packaging.utils import canonicalize_name
 
-from gpudoctor.facts.codec import FactsError, from_plain, to_plain
+from gpudoctor.facts.codec import FactsError as FactsError
+from gpudoctor.facts.codec import Vocabulary, from_plain, to_plain
 from gpudoctor.textsafe import json_text
 from gpudoctor.facts.verify import VerifyFacts
 
 SCHEMA_VERSION = 1
+
+
+class Source(Vocabulary):
+    """What the facts were read from: the value of ``Meta.source``."""
+
+    LIVE = "live"  # probed on this machine
+    FACTS = "facts"  # a facts file
+    REPORT = "report"  # a JSON report (its facts)
+    MARKDOWN = "markdown"  # a markdown report (its embedded facts)
+    COLLECT_ENV = "collect_env"  # PyTorch's collect_env output
+    PASTE = "paste"  # an issue body with no collect_env report in it
+
+
+class NvmlError(Vocabulary):
+    """Why NVML could not initialise: the value of ``DriverFacts.nvml_error``."""
+
+    LIBRARY_NOT_FOUND = "library_not_found"
+    DRIVER_NOT_LOADED = "driver_not_loaded"
+    VERSION_MISMATCH = "version_mismatch"
+    NO_PERMISSION = "no_permission"
+    OTHER = "other"
+
+
+class DriverSource(Vocabulary):
+    """What the driver facts were read from: the value of ``DriverFacts.source``."""
+
+    NVML = "nvml"
+    NVIDIA_SMI = "nvidia-smi"
+    PROC = "proc"  # /proc/driver/nvidia/version only
+
+
+class FabricManager(Vocabulary):
+    """The NVSwitch fabric manager service's state: the value of ``DriverFacts.fabric_manager``."""
+
+    RUNNING = "running"
+    STOPPED = "stopped"
+    MISSING = "missing"  # not installed
 
 
 @dataclass(frozen=True)
@@ -22,7 +60,7 @@ class Meta:
     schema: int = SCHEMA_VERSION
     gpudoctor_version: str = ""
     created: str = ""  # ISO 8601, UTC
-    source: str = "live"  # live | facts | report | markdown | collect_env
+    source: str = Source.LIVE.value  # a Source value
     redacted: bool = False
 
 
@@ -94,17 +132,22 @@ class Gpu:
 class DriverFacts:
     """The NVIDIA driver: user-space library, kernel module and how they were read."""
 
-    source: Optional[str] = None  # nvml | nvidia-smi | proc
+    source: Optional[str] = None  # a DriverSource value
     version: Optional[str] = None  # "550.54.14"
     cuda_version: Optional[str] = None  # the highest CUDA the driver supports, "12.4"
     kernel_module_version: Optional[str] = None  # from /proc/driver/nvidia/version
-    nvml_error: Optional[str] = None  # library_not_found | driver_not_loaded | version_mismatch | no_permission | other
+    nvml_error: Optional[str] = None  # an NvmlError value
     nvml_error_text: Optional[str] = None
     smi_error_text: Optional[str] = None
     kernel_modules: Tuple[str, ...] = ()  # loaded GPU-related kernel modules (nvidia, nvidia_uvm, nouveau, ...)
-    fabric_manager: Optional[str] = None  # running | stopped | missing | None (unknown / not applicable)
+    fabric_manager: Optional[str] = None  # a FabricManager value; None: unknown or not applicable
     fabric_manager_version: Optional[str] = None  # "550.54.14" from `nv-fabricmanager --version`, when installed
     gpu_count: Optional[int] = None
+
+    @property
+    def nvml_failure(self) -> Optional[NvmlError]:
+        """``nvml_error`` as an NvmlError; None when NVML initialised or the name is from another version."""
+        return NvmlError.parse(self.nvml_error)
 
 
 @dataclass(frozen=True)
@@ -247,7 +290,8 @@ class Facts:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        return to_plain(self)
+        plain: dict[str, Any] = to_plain(self)
+        return plain
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         return json_text(json.dumps(self.to_dict(), indent=indent, sort_keys=False, ensure_ascii=False))
@@ -266,7 +310,8 @@ class Facts:
                 "upgrade gpudoctor to read it"
             )
         try:
-            return from_plain(cls, data, "facts")
+            facts: Facts = from_plain(cls, data, "facts")
+            return facts
         except FactsError:
             raise
         except (TypeError, ValueError) as exc:  # pragma: no cover - defensive

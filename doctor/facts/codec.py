@@ -4,10 +4,11 @@ marker that embeds a facts document in a Markdown report."""
 from __future__ import annotations
 
 import dataclasses
+import enum
 import math
 import types
 import typing
-from typing import Any, Tuple, Union
+from typing import Any, Optional, Tuple, Type, TypeVar, Union
 
 from gpudoctor.errors import UserError
 
@@ -17,6 +18,25 @@ FACTS_MARKER = "<!-- gpudoctor-facts -->"  # the line before the JSON block of f
 
 class FactsError(UserError, ValueError):
     """A facts document that cannot be read; the message is one line for the user."""
+
+
+_V = TypeVar("_V", bound="Vocabulary")
+
+
+class Vocabulary(enum.Enum):
+    """A closed set of names that facts spell as strings: each member's value is its string in the file.
+
+    The facts fields keep the strings, so a file from another version, with a name this one does not
+    know, still reads and writes unchanged; code decides by the member ``parse`` finds.
+    """
+
+    @classmethod
+    def parse(cls: Type[_V], value: object) -> Optional[_V]:
+        """The member spelled ``value``, or None for anything else (None, or a name from another version)."""
+        for member in cls:
+            if member.value == value:
+                return member
+        return None
 
 
 def to_plain(value: Any) -> Any:
@@ -61,7 +81,7 @@ def from_plain(tp: Any, value: Any, path: str) -> Any:
             return None
         inner = [a for a in args if a is not type(None)]
         return from_plain(inner[0], value, path)
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):
             raise FactsError(f"{path} must be an object, got {type(value).__name__}")
         hints = _hints(tp)

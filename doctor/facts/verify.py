@@ -5,6 +5,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from gpudoctor.facts.codec import Vocabulary
+
+
+class FailureKind(Vocabulary):
+    """Why a verify worker did not run to its end: the value of ``WorkerFailure.kind``."""
+
+    # what the launcher saw
+    CRASHED = "crashed"  # killed by a signal (or a Windows crash code)
+    TIMEOUT = "timeout"  # stopped answering within its time limit
+    GARBAGE = "garbage"  # printed what is not the protocol, or too much of it
+    EXITED = "exited"  # exited before its last record
+    START = "start"  # the interpreter could not be started
+    # the kind of the worker's own FATAL record (trainers/protocol.py)
+    IMPORT = "import"  # torch did not import
+    DEVICE = "device"  # the device asked for does not exist
+    DATA = "data"  # the dataset could not be read
+    INTERNAL = "internal"  # anything else the worker raised
+
 
 @dataclass(frozen=True)
 class ModelRun:
@@ -124,7 +142,7 @@ class WorkerFailure:
     """A worker process that did not run to its end."""
 
     worker: str = ""  # the device it verified: cuda:0 | cpu
-    kind: str = ""  # crashed | timeout | garbage | exited | import | data | internal | start
+    kind: str = ""  # a FailureKind value
     error: str = ""  # completes "the worker ...": "was killed by signal 11 (SIGSEGV) during train fnn"
     stage: Optional[str] = None  # the step it was in: data, smoke, parity fnn, train cnn, bench
 

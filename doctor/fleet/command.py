@@ -68,7 +68,7 @@ def run_fleet(sources: Sequence[str], catalogue: Catalogue, output: Output, sele
         from gpudoctor.redact import redact as redact_facts
 
         redactor = redact_facts
-    report = triage(expand(sources), catalogue, output.fail_on.severity, redactor, expected,
+    report = triage(expand(sources), catalogue, output.fail_on.threshold, redactor, expected,
                     default_jobs() if jobs is None else jobs, selection)
     if drain_list:
         write_drain_list(report, drain_list)

@@ -8,7 +8,7 @@ from typing import Any, Dict, Optional, Tuple
 
 from gpudoctor.fleet.hostlist import compress
 from gpudoctor.fleet.traits import Trait
-from gpudoctor.model import Fix, Severity
+from gpudoctor.model import FailOn, Fix, Severity
 
 FLEET_SCHEMA = 1
 
@@ -155,7 +155,7 @@ class FleetReport:
             "schema": FLEET_SCHEMA,
             "kind": "fleet",
             "files": self.files,
-            "fail_on": self.fail_on.value if self.fail_on else "never",
+            "fail_on": FailOn.at(self.fail_on).value,
             "summary": {"nodes": len(self.nodes), **{s.value: self.count(s) for s in NodeStatus},
                         "unreadable": len(self.unreadable), "missing": len(self.missing), "drain": self.drained()},
             "gpu_models": [{"gpus": model, "nodes": count} for model, count in self.models],

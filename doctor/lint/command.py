@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+import enum
 from typing import Optional, Sequence
 
 import click
 
 from gpudoctor.errors import UserError
+from gpudoctor.exhaustive import assert_never
 from gpudoctor.lint.model import LintResult
 
-LINT_FORMATS = ("text", "json", "sarif")
+
+class LintFormat(enum.Enum):
+    """The output formats of ``gpudoctor lint``."""
+
+    TEXT = "text"  # one line per finding
+    JSON = "json"
+    SARIF = "sarif"  # SARIF 2.1.0, for GitHub code scanning
 
 
-def _split(values: Sequence[str]) -> list:
+LINT_FORMATS = tuple(f.value for f in LintFormat)
+
+
+def _split(values: Sequence[str]) -> list[str]:
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
@@ -21,7 +32,7 @@ def _write(text: str, output: Optional[str]) -> None:
         click.echo(text, nl=False)
         return
     try:
-        with open(output, "w", encoding="utf-8") as handle:  # type: ignore[arg-type]
+        with open(output, "w", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as exc:
         raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
@@ -48,14 +59,17 @@ def run_lint(paths: Sequence[str], fmt: str, select: Sequence[str], ignore: Sequ
         return 0
     rules = found.select(_split(select), _split(ignore))  # a SelectionError is a UserError: one line, exit 2
     result: LintResult = lint_paths(list(paths) or ["."], rules)
-    if fmt == "json":
+    form = LintFormat(fmt)
+    if form is LintFormat.JSON:
         _write(out.render_json(result), output)
-    elif fmt == "sarif":
+    elif form is LintFormat.SARIF:
         _write(out.render_sarif(result, rules), output)
-    else:
+    elif form is LintFormat.TEXT:
         _write(out.render_text(result), output)
-    for error in result.errors:
-        click.echo(str(error), err=True)
-    if fmt == "text":
+    else:
+        assert_never(form)
+    for failure in result.errors:
+        click.echo(str(failure), err=True)
+    if form is LintFormat.TEXT:
         click.echo(out.summary(result), err=True)
     return result.exit_code

@@ -22,13 +22,14 @@ def shown(node: ast.AST) -> str:
 def gpu_uses(script: Script) -> List[ast.Call]:
     """Calls that put something on a GPU: ``.cuda()``, ``.to(device)`` and ``device=`` naming a GPU."""
     if "gpu_uses" not in script.cache:
-        found = []
+        found: List[ast.Call] = []
         for call in script.calls:
             device = keyword(call, "device")
             if move_target(call) is Place.GPU or (device is not None and device_place(device) is Place.GPU):
                 found.append(call)
         script.cache["gpu_uses"] = found
-    return script.cache["gpu_uses"]
+    uses: List[ast.Call] = script.cache["gpu_uses"]
+    return uses
 
 
 def step_loops(script: Script) -> List[ast.stmt]:
@@ -41,7 +42,8 @@ def step_loops(script: Script) -> List[ast.stmt]:
                 if around and around[0] not in loops:
                     loops.append(around[0])
         script.cache["step_loops"] = loops
-    return script.cache["step_loops"]
+    steps: List[ast.stmt] = script.cache["step_loops"]
+    return steps
 
 
 def every_step(script: Script, node: ast.AST, loop: ast.stmt) -> bool:

@@ -170,7 +170,7 @@ class Flow:
         return Kind.UNKNOWN
 
     @staticmethod
-    def _agree(kinds: list) -> Kind:
+    def _agree(kinds: list[Kind]) -> Kind:
         return kinds[0] if kinds and all(k is kinds[0] for k in kinds) else Kind.UNKNOWN
 
     # -- places ----------------------------------------------------------------------------------------------

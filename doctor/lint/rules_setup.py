@@ -63,18 +63,18 @@ def _visible_sets(script: Script) -> List[Tuple[Any, Optional[str]]]:
         if const.value != VISIBLE:
             continue
         parent = script.parent(const)
+        grand = script.parent(parent) if parent is not None else None
         value: Optional[ast.AST] = None
-        if isinstance(parent, ast.Subscript) and isinstance(script.parent(parent), ast.Assign) \
-                and parent in script.parent(parent).targets:  # type: ignore[union-attr]
-            parent = script.parent(parent)
-            value = parent.value  # type: ignore[union-attr]
+        if isinstance(parent, ast.Subscript) and isinstance(grand, ast.Assign) and parent in grand.targets:
+            parent = grand
+            value = grand.value
         elif isinstance(parent, ast.Call) and (script.qualname(parent.func) or "").endswith(
                 ("environ.setdefault", "putenv", "environ.__setitem__")) and len(parent.args) == 2:
             value = parent.args[1]
-        elif isinstance(parent, ast.Dict) and isinstance(script.parent(parent), ast.Call) \
-                and (script.qualname(script.parent(parent).func) or "").endswith("environ.update"):  # type: ignore
+        elif isinstance(parent, ast.Dict) and isinstance(grand, ast.Call) \
+                and (script.qualname(grand.func) or "").endswith("environ.update"):
             value = parent.values[parent.keys.index(const)]
-            parent = script.parent(parent)
+            parent = grand
         else:
             continue
         literal = value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
@@ -93,7 +93,8 @@ def _ordinals(script: Script) -> List[Tuple[Any, int]]:
     """Hard-coded GPU numbers: "cuda:N", ``torch.device("cuda", N)``, ``.cuda(N)``, ``set_device(N)``."""
     found: List[Tuple[Any, int]] = []
     for const in script.strings:
-        match = ORDINAL.match(const.value.strip())
+        text = const.value
+        match = ORDINAL.match(text.strip()) if isinstance(text, str) else None
         if match:
             found.append((const, int(match.group(1))))
     for call in script.calls:

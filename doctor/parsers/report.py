@@ -11,7 +11,7 @@ import re
 import sys
 from typing import Any, List, Optional, Tuple
 
-from gpudoctor.facts import Facts, FactsError
+from gpudoctor.facts import Facts, FactsError, Source
 from gpudoctor.facts.codec import FACTS_MARKER
 from gpudoctor.errors import UserError
 
@@ -72,8 +72,8 @@ def read_input(path: str) -> Tuple[str, str]:
     return _decode(data, name), name
 
 
-def _with_source(facts: Facts, source: str) -> Facts:
-    return dataclasses.replace(facts, meta=dataclasses.replace(facts.meta, source=source))
+def _with_source(facts: Facts, source: Source) -> Facts:
+    return dataclasses.replace(facts, meta=dataclasses.replace(facts.meta, source=source.value))
 
 
 def _facts_from(data: Any, name: str, where: str) -> Facts:
@@ -138,9 +138,9 @@ def _from_data(data: Any, name: str) -> Facts:
                 f"{name}: report schema {schema} is newer than this gpudoctor understands "
                 f"({REPORT_SCHEMA}); upgrade gpudoctor to read it"
             )
-        return _with_source(_facts_from(data["facts"], name, "the report's facts"), "report")
+        return _with_source(_facts_from(data["facts"], name, "the report's facts"), Source.REPORT)
     if _is_facts(data):
-        return _with_source(_facts_from(data, name, "facts"), "facts")
+        return _with_source(_facts_from(data, name, "facts"), Source.FACTS)
     raise InputError(f"{name}: JSON without 'meta' or 'facts': not gpudoctor facts or a report")
 
 
@@ -208,7 +208,7 @@ def _load_markdown(text: str, name: str) -> Facts:
                 "report including the <details> facts block, or run `gpudoctor facts`"
             )
         facts = _from_data(data, name)
-        return _with_source(facts, "markdown")
+        return _with_source(facts, Source.MARKDOWN)
     if len(set(b.strip() for b in blocks)) > 1:
         raise InputError(f"{name}: holds {len(blocks)} different gpudoctor reports; diagnose one at a time")
     try:
@@ -217,7 +217,7 @@ def _load_markdown(text: str, name: str) -> Facts:
         raise InputError(
             f"{name}: the embedded facts are not valid JSON ({exc.msg}: line {exc.lineno} of the block)"
         ) from None
-    return _with_source(_facts_from(data, name, "embedded facts"), "markdown")
+    return _with_source(_facts_from(data, name, "embedded facts"), Source.MARKDOWN)
 
 
 def _describe_unknown(text: str) -> str:
@@ -244,7 +244,7 @@ def _load_collect_env(text: str, name: str) -> Optional[Facts]:
         facts = collect_env.parse(text)
     except error as exc:
         raise InputError(f"{name}: {exc}") from None
-    return _with_source(facts, "collect_env")
+    return _with_source(facts, Source.COLLECT_ENV)
 
 
 def _parses(text: str) -> bool:
@@ -265,7 +265,8 @@ def _load_paste(text: str, base: Optional[Facts]) -> Optional[Facts]:
     result = paste.read_paste(text, base, "collect_env")
     if not result.recognised:
         return None
-    return result.facts
+    facts: Optional[Facts] = result.facts
+    return facts
 
 
 def load_facts(text: str, name: str) -> Facts:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable, Generic, List, Optional, Tuple, TypeVar
 
 from gpudoctor import __version__
-from gpudoctor.facts import DriverFacts, EnvFacts, Facts, LibraryFacts, Meta, ToolkitFacts
+from gpudoctor.facts import DriverFacts, EnvFacts, Facts, LibraryFacts, Meta, Source, ToolkitFacts
 from gpudoctor.probes.assemble import driver_and_gpus, merge_errors, platform_facts
 from gpudoctor.probes.env import probe_env
 from gpudoctor.probes.linux import LinuxResult, probe_linux
@@ -112,7 +112,7 @@ def collect(python: Optional[str] = None, timeout: float = 60.0) -> Facts:
         errors.append(("toolkit", toolkit.error))
     ld_path = tuple(e for e in environ.get("LD_LIBRARY_PATH", "").split(":") if e) if base.system != "Windows" else ()
     return Facts(
-        meta=Meta(gpudoctor_version=__version__, created=created, source="live"),
+        meta=Meta(gpudoctor_version=__version__, created=created, source=Source.LIVE.value),
         platform=platform_facts(base, linux, target, child),
         driver=driver,
         gpus=gpus,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Dict, List, Optional, Tuple
 
-from gpudoctor.facts import DriverFacts, Gpu, PlatformFacts
+from gpudoctor.facts import DriverFacts, DriverSource, Gpu, PlatformFacts
 from gpudoctor.probes.installer import probe_installer
 from gpudoctor.probes.linux import LinuxResult
 from gpudoctor.probes.nvml import NvmlResult
@@ -40,7 +40,7 @@ def driver_and_gpus(
         if smi is not None:
             errors.extend(smi.errors)
     if driver.source is None and linux.kernel_module_version:
-        driver = replace(driver, source="proc")
+        driver = replace(driver, source=DriverSource.PROC.value)
     driver = replace(
         driver,
         kernel_module_version=linux.kernel_module_version,

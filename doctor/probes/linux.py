@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from gpudoctor.facts import FabricManager
 from gpudoctor.probes.command import Runner, find_tool, run_command
 
 TOOL_TIMEOUT = 10.0
@@ -148,9 +149,11 @@ def _fabric_manager(run: Runner, find: Finder) -> Tuple[Optional[str], Optional[
         props: Dict[str, str] = dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
         if done.ok and props.get("LoadState"):
             if props["LoadState"] == "not-found":
-                state = "missing"
+                state = FabricManager.MISSING.value
+            elif props.get("ActiveState") == "active":
+                state = FabricManager.RUNNING.value
             else:
-                state = "running" if props.get("ActiveState") == "active" else "stopped"
+                state = FabricManager.STOPPED.value
     version: Optional[str] = None
     binary = find("nv-fabricmanager")
     if binary:

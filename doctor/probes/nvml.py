@@ -8,7 +8,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from gpudoctor.facts import DriverFacts, Gpu, GpuProcess
+from gpudoctor.exhaustive import assert_never
+from gpudoctor.facts import DriverFacts, DriverSource, Gpu, GpuProcess, NvmlError
 from gpudoctor.trainers.protocol import THROTTLE_BITS
 
 MIB = 1024 * 1024
@@ -18,16 +19,16 @@ MIB = 1024 * 1024
 INVALID_ARGUMENT, NOT_SUPPORTED, NO_PERMISSION, NOT_FOUND, DRIVER_NOT_LOADED = 2, 3, 4, 6, 9
 LIBRARY_NOT_FOUND, FUNCTION_NOT_FOUND, LIB_RM_VERSION_MISMATCH, NO_DATA = 12, 13, 18, 21
 _INIT_CLASSES = {
-    LIBRARY_NOT_FOUND: "library_not_found",
-    DRIVER_NOT_LOADED: "driver_not_loaded",
-    LIB_RM_VERSION_MISMATCH: "version_mismatch",
-    NO_PERMISSION: "no_permission",
+    LIBRARY_NOT_FOUND: NvmlError.LIBRARY_NOT_FOUND,
+    DRIVER_NOT_LOADED: NvmlError.DRIVER_NOT_LOADED,
+    LIB_RM_VERSION_MISMATCH: NvmlError.VERSION_MISMATCH,
+    NO_PERMISSION: NvmlError.NO_PERMISSION,
 }
 _CLASS_NAMES = {
-    "NVMLError_LibraryNotFound": "library_not_found",
-    "NVMLError_DriverNotLoaded": "driver_not_loaded",
-    "NVMLError_LibRmVersionMismatch": "version_mismatch",
-    "NVMLError_NoPermission": "no_permission",
+    "NVMLError_LibraryNotFound": NvmlError.LIBRARY_NOT_FOUND,
+    "NVMLError_DriverNotLoaded": NvmlError.DRIVER_NOT_LOADED,
+    "NVMLError_LibRmVersionMismatch": NvmlError.VERSION_MISMATCH,
+    "NVMLError_NoPermission": NvmlError.NO_PERMISSION,
 }
 # Codes that only mean "this GPU or driver does not report that": not worth a probe error.
 _QUIET = {NOT_SUPPORTED, NOT_FOUND, FUNCTION_NOT_FOUND, NO_DATA, INVALID_ARGUMENT}
@@ -99,29 +100,31 @@ def _code(exc: BaseException) -> Optional[int]:
     return value if isinstance(value, int) else None
 
 
-def classify(exc: BaseException) -> str:
-    """An nvmlInit failure's class: library_not_found, driver_not_loaded, version_mismatch, no_permission or other."""
+def classify(exc: BaseException) -> NvmlError:
+    """An nvmlInit failure's class, by the binding's exception class or else its return code."""
     for klass in type(exc).__mro__:
         if klass.__name__ in _CLASS_NAMES:
             return _CLASS_NAMES[klass.__name__]
-    return _INIT_CLASSES.get(_code(exc) or -1, "other")
+    return _INIT_CLASSES.get(_code(exc) or -1, NvmlError.OTHER)
 
 
 def _library_name() -> str:
     return "nvml.dll" if sys.platform.startswith("win") else "libnvidia-ml.so.1"
 
 
-def init_reason(kind: str, message: str) -> str:
+def init_reason(kind: NvmlError, message: str) -> str:
     """The one-line probe error for an NVML initialisation failure."""
-    if kind == "library_not_found":
+    if kind is NvmlError.LIBRARY_NOT_FOUND:
         return f"NVML library not found ({_library_name()})"
-    if kind == "driver_not_loaded":
+    if kind is NvmlError.DRIVER_NOT_LOADED:
         return "NVML could not initialise: the NVIDIA kernel driver is not loaded"
-    if kind == "version_mismatch":
+    if kind is NvmlError.VERSION_MISMATCH:
         return "NVML could not initialise: Driver/library version mismatch"
-    if kind == "no_permission":
+    if kind is NvmlError.NO_PERMISSION:
         return "NVML could not initialise: insufficient permissions"
-    return f"NVML could not initialise: {message}"
+    if kind is NvmlError.OTHER:
+        return f"NVML could not initialise: {message}"
+    assert_never(kind)
 
 
 class _Reader:
@@ -254,7 +257,7 @@ def probe_nvml(nvml: Any = None) -> NvmlResult:
         kind = classify(exc)
         message = text(str(exc)) or type(exc).__name__
         reason = init_reason(kind, message)
-        return NvmlResult(False, DriverFacts(nvml_error=kind, nvml_error_text=message), (), (("driver", reason),))
+        return NvmlResult(False, DriverFacts(nvml_error=kind.value, nvml_error_text=message), (), (("driver", reason),))
     try:
         r = _Reader(nvml)
         count = r.get("nvmlDeviceGetCount")
@@ -265,7 +268,7 @@ def probe_nvml(nvml: Any = None) -> NvmlResult:
             notes.extend(f"GPU {index} {note}" for note in dict.fromkeys(r.notes))
             r.notes.clear()
         driver = DriverFacts(
-            source="nvml",
+            source=DriverSource.NVML.value,
             version=text(r.get("nvmlSystemGetDriverVersion")),
             cuda_version=cuda_version(
                 r.first(("nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"))

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from gpudoctor.facts import DriverFacts, Gpu, GpuProcess
+from gpudoctor.facts import DriverFacts, DriverSource, Gpu, GpuProcess
 from gpudoctor.probes.command import CommandResult, Runner, find_tool, run_command
 from gpudoctor.probes.nvml import throttle_names
 
@@ -162,7 +162,7 @@ def probe_smi(environ: Optional[Mapping[str, str]] = None, run: Runner = run_com
     if not done.ok:
         text = failure_text(done)
         driver = DriverFacts(
-            source="nvidia-smi",
+            source=DriverSource.NVIDIA_SMI.value,
             version=driver_match.group(1) if driver_match else None,
             cuda_version=cuda_match.group(1) if cuda_match else None,
             smi_error_text=text,
@@ -173,7 +173,7 @@ def probe_smi(environ: Optional[Mapping[str, str]] = None, run: Runner = run_com
     gpus = tuple(parse_gpu(row, tuple(processes.get(value(row.get("uuid")) or "", ()))) for row in rows)
     version = next((v for v in (value(row.get("driver_version")) for row in rows) if v), None)
     driver = DriverFacts(
-        source="nvidia-smi",
+        source=DriverSource.NVIDIA_SMI.value,
         version=version or (driver_match.group(1) if driver_match else None),
         cuda_version=cuda_match.group(1) if cuda_match else None,
         gpu_count=len(gpus),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from gpudoctor import compat
-from gpudoctor.facts import Facts
+from gpudoctor.facts import Facts, NvmlError
 from gpudoctor.facts.derive import derived
 
 # What a report that names no CPU architecture almost always runs on.
@@ -28,7 +28,7 @@ def gpu_ccs(facts: Facts) -> Tuple[List[Tuple[int, int]], List[Optional[str]]]:
 
 def no_nvidia(facts: Facts) -> bool:
     """Nothing shows an NVIDIA GPU or driver: no NVML library, driver, GPU, torch device or /dev/nvidia*."""
-    return (facts.driver.nvml_error == "library_not_found" and not facts.driver.version and not facts.gpus
+    return (facts.driver.nvml_failure is NvmlError.LIBRARY_NOT_FOUND and not facts.driver.version and not facts.gpus
             and not facts.torch.devices and not facts.platform.dev_nvidia)
 
 

@@ -6,6 +6,7 @@ import enum
 import os
 from typing import Optional
 
+from gpudoctor.exhaustive import assert_never
 from gpudoctor.model import Report
 
 
@@ -35,6 +36,8 @@ def render(report: Report, fmt: Format, verbose: bool = False) -> str:
         from gpudoctor.render.json import render_json
 
         return render_json(report)
-    from gpudoctor.render.terminal import render_terminal
+    if fmt is Format.TERMINAL:
+        from gpudoctor.render.terminal import render_terminal
 
-    return render_terminal(report, verbose=verbose)
+        return render_terminal(report, verbose=verbose)
+    assert_never(fmt)

@@ -6,6 +6,7 @@ from typing import List, Tuple
 
 from gpudoctor import __version__
 from gpudoctor.causes import causes
+from gpudoctor.facts import Source
 from gpudoctor.model import Finding, Report, Severity, Status
 
 MARKS = {
@@ -18,12 +19,14 @@ MARKS = {
 
 SEVERITY_MARKS = {Severity.ERROR: "✗", Severity.WARNING: "!", Severity.INFO: "•"}
 
+# How the header names each Source (tests keep every member here); a name from another version is shown as it is.
 SOURCES = {
-    "live": "collected live",
-    "facts": "loaded from a facts file",
-    "report": "loaded from a JSON report",
-    "markdown": "loaded from a markdown report",
-    "collect_env": "parsed from PyTorch collect_env output",
+    Source.LIVE: "collected live",
+    Source.FACTS: "loaded from a facts file",
+    Source.REPORT: "loaded from a JSON report",
+    Source.MARKDOWN: "loaded from a markdown report",
+    Source.COLLECT_ENV: "parsed from PyTorch collect_env output",
+    Source.PASTE: Source.PASTE.value,  # an issue body without collect_env: no phrase of its own, shown as its name
 }
 
 GITHUB_BODY_LIMIT = 65_536
@@ -37,7 +40,8 @@ def plural(count: int, word: str) -> str:
 def describe_source(report: Report) -> str:
     """Where the facts came from and when, e.g. "facts collected live, 2025-06-01T12:00:00Z"."""
     meta = report.facts.meta
-    parts = [f"facts {SOURCES.get(meta.source, meta.source)}"]
+    known = Source.parse(meta.source)
+    parts = [f"facts {meta.source if known is None else SOURCES[known]}"]
     if meta.created:
         parts.append(meta.created)
     if meta.gpudoctor_version and meta.gpudoctor_version != __version__:

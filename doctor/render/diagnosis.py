@@ -8,11 +8,11 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Tuple
 
-from gpudoctor.facts import Facts
+from gpudoctor.facts import Facts, Source
 from gpudoctor.model import Finding, Report, Severity
 from gpudoctor.render.markdown import fence, md_escape
 
-PASTED = ("paste", "collect_env")
+PASTED = (Source.PASTE, Source.COLLECT_ENV)
 _FACT_LINES = {  # a finding's evidence path -> the paste.line.* keys that can show it
     "torch.cuda": ("torch.cuda", "torch.version"),
     "torch.version": ("torch.version",),
@@ -139,7 +139,7 @@ def render_answer(report: Report, markdown: bool = False) -> str:
 
     Pasted lines are hostile: in Markdown they go into fenced blocks that no line can close, and every
     other value is escaped."""
-    if report.facts.meta.source not in PASTED:
+    if Source.parse(report.facts.meta.source) not in PASTED:
         return ""
     a = answer(report)
     md = _Markdown() if markdown else _Plain()

@@ -7,6 +7,7 @@ from typing import Dict, List, Set, Tuple
 from gpudoctor import __version__
 from gpudoctor.fleet.hostlist import compress
 from gpudoctor.fleet.model import Drift, FleetReport, Group, NodeStatus, Spread
+from gpudoctor.model import FailOn
 from gpudoctor.render.common import plural
 from gpudoctor.shell import Shell, UnsafeValue, join
 
@@ -39,7 +40,7 @@ def summary_line(report: FleetReport) -> str:
         text += f"; {plural(len(report.unreadable), 'file')} unreadable"
     if report.missing:
         text += f"; {plural(len(report.missing), 'expected node')} without a file"
-    verdict = report.fail_on.value if report.fail_on else "never"
+    verdict = FailOn.at(report.fail_on).value
     drained = report.drained()
     return f"{text}. {plural(drained, 'node')} to drain (--fail-on {verdict})."
 

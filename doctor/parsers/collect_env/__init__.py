@@ -18,7 +18,7 @@ import dataclasses
 import re
 from typing import Dict, List, Optional, Tuple
 
-from gpudoctor.facts import EnvFacts, Facts, Gpu, Meta
+from gpudoctor.facts import EnvFacts, Facts, Gpu, Meta, Source
 from gpudoctor.parsers.collect_env.facts import (
     companion_facts,
     driver_facts,
@@ -157,7 +157,7 @@ def _build(raw: RawReport, sig: Signals, more: int) -> Facts:
     if devices and not torch.devices:
         torch = dataclasses.replace(torch, devices=devices)
     facts = Facts(
-        meta=Meta(gpudoctor_version=_version(), source="collect_env"),
+        meta=Meta(gpudoctor_version=_version(), source=Source.COLLECT_ENV.value),
         platform=platform_facts(raw),
         driver=driver_facts(raw, sig, len(gpus) if gpus else None),
         gpus=gpus,

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Tuple
 
-from gpudoctor.facts import CompanionFacts, DriverFacts, Gpu, PlatformFacts, ToolkitFacts, TorchDevice, TorchFacts
+from gpudoctor.facts import (
+    CompanionFacts, DriverFacts, DriverSource, Gpu, NvmlError, PlatformFacts, ToolkitFacts, TorchDevice, TorchFacts,
+)
 from gpudoctor.parsers.collect_env.packages import Packages, conda_build_cuda, local_cuda
 from gpudoctor.parsers.collect_env.text import RawReport, join_wrapped, known, yes_no
 from gpudoctor.parsers.collect_env.warnings import Signals
@@ -126,9 +128,10 @@ def driver_facts(raw: RawReport, sig: Signals, gpu_count: Optional[int]) -> Driv
     version = version or sig.smi_driver
     nvml_error = None
     if sig.nvml_error_text:
-        nvml_error = "version_mismatch" if "mismatch" in sig.nvml_error_text.lower() else "other"
+        mismatch = "mismatch" in sig.nvml_error_text.lower()
+        nvml_error = (NvmlError.VERSION_MISMATCH if mismatch else NvmlError.OTHER).value
     return DriverFacts(
-        source="nvidia-smi" if version else None,
+        source=DriverSource.NVIDIA_SMI.value if version else None,
         version=version,
         cuda_version=sig.driver_cuda,
         nvml_error=nvml_error,

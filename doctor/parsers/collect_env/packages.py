@@ -77,11 +77,11 @@ def parse_packages(lines: List[str]) -> Packages:
     """Read [pip]/[pip3]/[conda] lines, tolerating several entries on one line."""
     result = Packages()
     for line in lines:
-        for m in _NOT_COLLECTED.finditer(line):
-            if m.group(1).startswith("pip"):
-                result.pip_collected = bool(m.group(2).lower().startswith("no relevant"))
+        for note in _NOT_COLLECTED.finditer(line):
+            if note.group(1).startswith("pip"):
+                result.pip_collected = bool(note.group(2).lower().startswith("no relevant"))
             else:
-                result.conda_collected = bool(m.group(2).lower().startswith("no relevant"))
+                result.conda_collected = bool(note.group(2).lower().startswith("no relevant"))
         for part in re.split(r"(?=\[(?:pip\d?|conda)\])", line):
             part = part.strip()
             if _NOT_COLLECTED.match(part):

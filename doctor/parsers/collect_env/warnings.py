@@ -187,12 +187,12 @@ def _scan_arch(text: str, sig: Signals) -> None:
         codes = [(int(a), int(b)) for a, b in _CODE_LINE.findall(m.group(5) or "")]
         if codes and sig.arch_flags is None:
             seen: Dict[CC, int] = {}
-            tokens: List[str] = []
+            flags: List[str] = []
             for code in codes:
                 kind = "sm" if code not in seen else "compute"
                 seen[code] = seen.get(code, 0) + 1
-                tokens.append(f"{kind}_{code[0]}{code[1]}")
-            sig.arch_flags = tuple(tokens)
+                flags.append(f"{kind}_{code[0]}{code[1]}")
+            sig.arch_flags = tuple(flags)
             sig.arch_from_code_list = True
         sig.warnings.append(_flat(m.group(0).replace("\n", " ")))
 

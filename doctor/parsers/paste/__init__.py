@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Tuple
 
-from gpudoctor.facts import Facts, Meta
+from gpudoctor.facts import Facts, Meta, Source
 from gpudoctor.parsers.collect_env.infer import infer
 from gpudoctor.parsers.collect_env.text import FIELDS
 from gpudoctor.parsers.collect_env.warnings import scan
@@ -130,7 +130,7 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     if base is not None:  # collect_env's own fields are its parser's to read
         observations = [o for o in observations if not (o.fmt == "env report" and _COLLECT_ENV_LABEL.match(o.quote))]
     observations += _unavailable(observations)
-    start = base if base is not None else Facts(meta=Meta(gpudoctor_version=_version(), source="paste"))
+    start = base if base is not None else Facts(meta=Meta(gpudoctor_version=_version(), source=Source.PASTE.value))
     merged = merge(start, [o for o in observations if o.path != "gpus.cc"], base_format)
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))
     facts = _with_ccs(_derive(merged.facts, found), observations)

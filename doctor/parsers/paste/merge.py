@@ -194,7 +194,7 @@ def _apply(base: Facts, values: Dict[str, Tuple[Any, Observation]], lists: Dict[
 
 
 def _companions(facts: Facts) -> Facts:
-    out = {}
+    out: dict[str, Any] = {}
     for name in ("torchvision", "torchaudio"):
         comp: CompanionFacts = getattr(facts, name)
         dist = facts.package(name)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable, List, Mapping, Optional, Sequence
 
 import gpudoctor.trainers as _trainers
+from gpudoctor.facts.verify import FailureKind
 from gpudoctor.probes.jsonlines import Record, read_record
 from gpudoctor.probes.process import MIB, crashed, ending, stream
 from gpudoctor.trainers.protocol import DONE, FATAL, STAGE
@@ -57,19 +58,21 @@ class Outcome:
         return " ".join(str(last[k]) for k in ("stage", "model") if last.get(k))
 
     def failure_kind(self) -> Optional[str]:
-        """crashed | timeout | garbage | exited, or the FATAL record's kind; None when the worker finished."""
+        """A FailureKind value: the launcher's verdict or the FATAL record's kind; None when the worker finished."""
         if self.finished:
             return None
         fatal = self.first(FATAL)
         if self.timed_out:
-            return "timeout"
+            return FailureKind.TIMEOUT.value
         if self.overflowed:
-            return "garbage"
+            return FailureKind.GARBAGE.value
         if fatal is not None:
-            return str(fatal.get("kind") or "internal")
+            return str(fatal.get("kind") or FailureKind.INTERNAL.value)
         if crashed(self.returncode):
-            return "crashed"
-        return "garbage" if self.garbage else "exited"
+            return FailureKind.CRASHED.value
+        if self.garbage:
+            return FailureKind.GARBAGE.value
+        return FailureKind.EXITED.value
 
     def failure(self) -> Optional[str]:
         """Why the worker did not finish, as a phrase that completes "the worker ..."; None when it finished."""
@@ -117,7 +120,7 @@ def run(
 
     done = stream(argv, timeout, on_line, OUTPUT_CAP, LINE_CAP, env=env)
     if done.start_error:
-        records.append({"event": FATAL, "kind": "start", "error": f"{argv[0]} cannot be started: {done.start_error}"})
+        records.append({"event": FATAL, "kind": FailureKind.START.value, "error": f"{argv[0]} cannot be started: {done.start_error}"})
     tail = [line[-TAIL_LINE:] for line in _LINE_END.split(done.stderr)[-TAIL_LINES:]]
     return Outcome(records, done.returncode, done.timed_out, done.overflowed, garbage, tail, timeout)
 

@@ -13,7 +13,7 @@ from gpudoctor.probes.verify.assemble import Job, assemble, items
 from gpudoctor.probes.verify.progress import QUIET, Progress
 from gpudoctor.trainers.protocol import FATAL, HELLO
 from gpudoctor.trainers.recipes import DATASETS
-from gpudoctor.facts.verify import VerifyFacts
+from gpudoctor.facts.verify import FailureKind, VerifyFacts
 from gpudoctor.errors import UserError
 
 DEFAULT_CPU_SECONDS = 3.0
@@ -87,7 +87,7 @@ def run_verify(
 
         first = start(Job(target, "cuda:0" if target == "auto" else target))
         fatal = first.first(FATAL)
-        if fatal is not None and fatal.get("kind") == "device" and target != "auto":
+        if fatal is not None and FailureKind.parse(fatal.get("kind")) is FailureKind.DEVICE and target != "auto":
             raise VerifyInputError(f"--device {target}: {fatal.get('error')}")
         hello = first.first(HELLO)
         if all_devices and hello:
@@ -96,7 +96,8 @@ def run_verify(
             for uuid in _other_mig_instances(hello, env, mig_lister):
                 start(Job("cuda:0", uuid, visible=uuid))
         # the CPU baseline, unless the first worker's failure would only repeat itself there
-        if fatal is None or fatal.get("kind") not in ("import", "start", "data"):
+        if fatal is None or FailureKind.parse(fatal.get("kind")) not in (
+                FailureKind.IMPORT, FailureKind.START, FailureKind.DATA):
             start(Job("cpu", "cpu"))
     return assemble(dataset, epochs, exe, root, cpu_seconds, done)
 
