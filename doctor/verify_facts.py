@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from gpudoctor.distributed_facts import DistributedFacts
+
 
 @dataclass(frozen=True)
 class ModelRun:
@@ -154,3 +156,4 @@ class VerifyFacts:
     epochs: Optional[int] = None
     cpu_seconds: Optional[float] = None  # the CPU baseline's time budget per model
     data_dir: Optional[str] = None
+    distributed: Optional[DistributedFacts] = None  # verify --distributed: every rank's results
