@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -80,7 +81,31 @@ def run_distributed(python: Optional[str], nproc: int, args: List[str], timeout:
         why = outcome.failure() or "ended without rank 0's result"
         return verify_facts(None, exe, f"torchrun with {nproc} ranks {why}")
     section = {k: v for k, v in record.items() if k != "event"}
+    _exit_codes(section, list(outcome.stderr_tail))
     return verify_facts(section, exe)
+
+
+_ROOT = re.compile(r"^\s*rank\s*:\s*(\d+)\s*\(local_rank")
+_CODE = re.compile(r"^\s*exitcode\s*:\s*(-?\d+)")
+
+
+def _exit_codes(section: Dict[str, Any], stderr: List[str]) -> None:
+    """Add the exit status torchrun's failure summary gives for a rank that ended without a result."""
+    codes: Dict[int, int] = {}
+    rank: Optional[int] = None
+    for line in stderr:
+        found = _ROOT.match(line)
+        if found:
+            rank = int(found.group(1))
+        code = _CODE.match(line)
+        if code and rank is not None:
+            codes[rank] = int(code.group(1))
+            rank = None
+    for row in section.get("ranks") or []:
+        if isinstance(row, dict) and row.get("status") == "lost" and row.get("rank") in codes:
+            code = codes[row["rank"]]
+            how = f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
+            row["error"] = f"its process {how} without reporting a result (torchrun's summary)"
 
 
 def verify_facts(section: Optional[Dict[str, Any]], python: Optional[str],

@@ -105,7 +105,7 @@ def gather(state: RankState, lost_after: float, stop: Callable[[], bool]) -> Lis
         stage = seen.get(rank)
         where = stage.get("stage") if isinstance(stage, dict) else None
         rows.append({"rank": rank, "status": "lost", "stage": where, "collectives": [],
-                     "error": "ended without a result" + (f" during {where}" if where else " before it started")})
+                     "error": "its process ended without reporting a result (it exited, crashed or was killed)"})
     for row in rows:
         hello = state.get(f"hello/{row.get('rank')}")
         if isinstance(hello, dict):
