@@ -97,9 +97,9 @@ def _exit_codes(section: Dict[str, Any], stderr: List[str]) -> None:
         found = _ROOT.match(line)
         if found:
             rank = int(found.group(1))
-        code = _CODE.match(line)
-        if code and rank is not None:
-            codes[rank] = int(code.group(1))
+        status = _CODE.match(line)
+        if status and rank is not None:
+            codes[rank] = int(status.group(1))
             rank = None
     for row in section.get("ranks") or []:
         if isinstance(row, dict) and row.get("status") == "lost" and row.get("rank") in codes:
