@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Tuple, Type
 import click
 
 from gpudoctor import __version__
+from gpudoctor.distributed_cli import distributed_options
+from gpudoctor.distributed_cli import run as run_distributed_cli
+from gpudoctor.distributed_cli import take as take_distributed
 
 if TYPE_CHECKING:
     from gpudoctor.facts import Facts
@@ -28,6 +31,7 @@ _USER_ERRORS = (
     ("gpudoctor.parsers.report", "InputError"),
     ("gpudoctor.probes", "PythonError"),
     ("gpudoctor.verification", "VerifyInputError"),
+    ("gpudoctor.distributed", "DistributedInputError"),
     ("gpudoctor.facts", "FactsError"),
     ("gpudoctor.render.console", "OutputError"),
     ("gpudoctor.examples", "UnknownExample"),
@@ -360,12 +364,18 @@ def list_checks(no_plugins: bool) -> int:
 @_python_option
 @_output_options
 @_timeout_option(1800.0, "the training run")
+@distributed_options
 @guarded
 def verify(dataset: str, device: Optional[str], all_devices: bool, data_dir: Optional[str], epochs: Optional[int],
            python: Optional[str], timeout: float, **opts: Any) -> int:
     """Train the reference models on the GPU and the CPU, and check accuracy, speed-up and agreement."""
     import dataclasses
 
+    chosen = take_distributed(opts)
+    if chosen["distributed"]:
+        catalogue = _prepare(**opts)
+        return run_distributed_cli(chosen, python, timeout, lambda: _collect(python, 60.0),
+                                   lambda facts: _finish(facts, catalogue, **opts))
     if device and all_devices:
         raise UserError("--device and --all-devices cannot be used together")
     if dataset not in DATASETS[:-1] and not dataset.startswith("folder:"):
