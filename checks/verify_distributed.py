@@ -50,8 +50,19 @@ def rank_failed(facts: Facts) -> Iterator[Finding]:
             evidence=("verify.distributed.error",),
         )
         return
+    for r in d.ranks:
+        if r.smoke_ok is False:
+            yield Finding(
+                "verify.rank-smoke-failed",
+                Severity.ERROR,
+                f"Rank {rank_name(r)} failed the smoke test: {r.smoke_error or 'no error text'}",
+                detail="observed: allocating, running a kernel and copying back did not give the CPU's result on "
+                "that rank's device; required: it does on every rank.",
+                fix=Fix("Run gpudoctor verify on that host alone; it names the cause.", ("gpudoctor verify",)),
+                evidence=("verify.distributed.ranks",),
+            )
     bad = [r for r in d.ranks if r.status != "ok"]
-    if not bad:
+    if not bad and not any(r.smoke_ok is False for r in d.ranks):
         nodes = f" on {d.nodes} node{'s' if d.nodes != 1 else ''}" if d.nodes else ""
         yield Finding("verify.ranks-ok", Severity.INFO, f"All {len(d.ranks)} ranks{nodes} ran every step",
                       evidence=("verify.distributed.ranks",), short=f"{len(d.ranks)} ranks, {d.backend}")

@@ -154,8 +154,8 @@ def assemble(ranks: List[Dict[str, Any]], world: int, common: Dict[str, Any],
     section["collectives"] = table(ranks, world)
     if reference is not None or any(r.get("ddp") for r in ranks):
         section["training"] = dist_ddp.summarise([r.get("ddp") or {} for r in ranks], reference or {}, world)
-    hosts = {r.get("host") for r in ranks if r.get("host")}
-    section["nodes"] = len(hosts) or None
+    nodes = {(r.get("host"), r.get("node_rank")) for r in ranks if r.get("host")}
+    section["nodes"] = len(nodes) or None  # torchrun's node rank tells apart "nodes" that share one host
     return section
 
 

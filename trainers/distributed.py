@@ -26,7 +26,7 @@ WORK_STEPS = 40
 WORK_REPEATS = 5
 HURRY = 3.0
 GATHER_WAIT = 60.0  # seconds a stopping thread waits for rank 0's report to be written
-Deliver = Callable[[Dict[str, Any]], None]
+Deliver = Callable[[Dict[str, Any]], Optional[int]]  # may return the exit status rank 0 should end with
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
@@ -67,6 +67,7 @@ class Rank:
                                        "timeout_s": args.timeout, "max_bytes": args.max_bytes}
         self.ended = threading.Lock()
         self.delivered = threading.Event()
+        self.code = 0  # rank 0's exit status once the report is delivered
         self.hurry_at: Optional[float] = None  # the job is going down: gather what is there by then
 
     def step(self, stage: str, limit: Optional[float] = None) -> None:
@@ -95,7 +96,8 @@ class Rank:
         rows = dist_gather.gather(self.state, lost_after,
                                   lambda: self.hurry_at is not None and time.monotonic() > self.hurry_at)
         try:
-            self.deliver(dist_gather.assemble(rows, self.place.world_size, self.common, self.reference))
+            self.code = self.deliver(dist_gather.assemble(rows, self.place.world_size, self.common,
+                                                          self.reference)) or 0
         finally:
             self.delivered.set()
 
@@ -110,14 +112,14 @@ class Rank:
             limit = self.state.overdue()
             if limit is not None:
                 self.end("timeout", f"did not finish {self.state.stage} within {limit:g} s (it hung)")
-                os._exit(0 if self.place.rank == 0 else 3)
+                os._exit(self.code if self.place.rank == 0 else 3)
 
     def on_sigterm(self) -> None:
         """The launcher stops the job (another rank failed): publish what this rank has, then exit."""
         if hasattr(signal, "sigwait"):
             signal.sigwait({signal.SIGTERM})
             self.end("stopped", f"was stopped by its launcher (SIGTERM) during {self.state.stage}")
-            os._exit(0 if self.place.rank == 0 else 143)
+            os._exit(self.code if self.place.rank == 0 else 143)
 
     def run(self) -> int:
         if hasattr(signal, "pthread_sigmask"):
@@ -129,7 +131,7 @@ class Rank:
         except Exception as exc:  # noqa: BLE001 - reported as this rank's failure
             error = exc.row.get("error") if isinstance(exc, dist_collectives.CollectiveFailed) else None
             self.end("failed", str(error or " ".join(f"{type(exc).__name__}: {exc}".split())))
-            return 0 if self.place.rank == 0 else 4
+            return self.code if self.place.rank == 0 else 4
         finally:
             self.stopping.set()
 
@@ -175,7 +177,7 @@ class Rank:
         dist.barrier()
         self.end("ok")
         dist.destroy_process_group()
-        return 0
+        return self.code
 
     def _work(self, torch: Any, device: Any) -> float:
         """Seconds of a fixed local workload (matrix products), the same on every rank: a straggler takes longer.
@@ -237,7 +239,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     emit = Emitter(stream)
     lock = threading.Lock()
 
-    def deliver(section: Dict[str, Any]) -> None:
+    def deliver(section: Dict[str, Any]) -> Optional[int]:
         with lock:
             if args.output:
                 try:
@@ -246,6 +248,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 except OSError as exc:
                     emit.emit(FATAL, kind="output", error=f"{args.output}: {exc.strerror or exc}")
             emit.emit(DISTRIBUTED, **section)
+        return None
 
     return run(sys.argv[1:] if argv is None else argv, deliver, emit)
 
