@@ -113,8 +113,8 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 
 
 def test_checks_import_only_facts_model_compat_and_their_helpers() -> None:
-    allowed = {"gpudoctor.checks", "gpudoctor.facts", "gpudoctor.verify_facts", "gpudoctor.plain", "gpudoctor.model",
-               "gpudoctor.compat", "gpudoctor.registry", "gpudoctor.shell", "gpudoctor.plausible"}
+    allowed = {"gpudoctor.checks", "gpudoctor.facts", "gpudoctor.verify_facts", "gpudoctor.distributed_facts",
+               "gpudoctor.plain", "gpudoctor.model", "gpudoctor.compat", "gpudoctor.registry", "gpudoctor.shell", "gpudoctor.plausible"}
     imports = _layer_imports("gpudoctor.checks")
     imports = {m: names - {"gpudoctor"} for m, names in imports.items()}  # the package root holds the version
     assert _outside(imports, allowed) == {}
@@ -137,6 +137,7 @@ def test_renderers_never_probe_or_judge() -> None:
 
 
 def test_facts_and_model_import_nothing_above_them() -> None:
-    bottom = {"gpudoctor.facts", "gpudoctor.verify_facts", "gpudoctor.plain", "gpudoctor.model", "gpudoctor.textsafe"}
+    bottom = {"gpudoctor.facts", "gpudoctor.verify_facts", "gpudoctor.distributed_facts", "gpudoctor.plain",
+              "gpudoctor.model", "gpudoctor.textsafe"}
     imports = {m: _imports(m, False) for m in bottom}
     assert _outside(imports, bottom) == {}
