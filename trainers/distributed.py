@@ -145,7 +145,9 @@ class Rank:
         backend = self.args.backend
         if backend == "auto":
             backend = "nccl" if torch.cuda.is_available() and dist.is_nccl_available() else "gloo"
-        device = torch.device(f"cuda:{self.place.local_rank}" if backend == "nccl" else "cpu")
+        # a launcher that gives each task its own GPU (srun --gpus-per-task 1) shows every rank one device
+        index = self.place.local_rank % max(torch.cuda.device_count(), 1) if backend == "nccl" else 0
+        device = torch.device(f"cuda:{index}" if backend == "nccl" else "cpu")
         self.common["backend"] = backend
         self.step("init_process_group")
         _init(torch, dist, self.place, backend, device, self.args.timeout)
