@@ -75,10 +75,10 @@ def placement(env: Mapping[str, str]) -> Placement:
     elif env.get("SLURM_PROCID") and env.get("SLURM_NTASKS"):
         rank, world = _int(env, "SLURM_PROCID") or 0, _int(env, "SLURM_NTASKS") or 1
         job = _int(env, "SLURM_JOB_ID") or _int(env, "SLURM_JOBID")
-        addr = env.get("MASTER_ADDR") or first_host(env.get("SLURM_NODELIST") or env.get("SLURM_JOB_NODELIST", ""))
+        master = env.get("MASTER_ADDR") or first_host(env.get("SLURM_NODELIST") or env.get("SLURM_JOB_NODELIST", ""))
         port = _int(env, "MASTER_PORT") or (DEFAULT_PORT if job is None else 15000 + job % 20000)
         found = Placement(rank, world, _int(env, "SLURM_LOCALID") or 0, _tasks_on_node(env) or world,
-                          addr or "127.0.0.1", port, "slurm", _int(env, "SLURM_NODEID"))
+                          master or "127.0.0.1", port, "slurm", _int(env, "SLURM_NODEID"))
     else:
         return Placement(0, 1, 0, 1, "127.0.0.1", _int(env, "MASTER_PORT") or 0, "single", 0)
     if found.world_size < 1 or found.rank >= found.world_size:
@@ -139,7 +139,7 @@ def identity(torch: Any, device: str, local_rank: int) -> Dict[str, Any]:
 def links(uuid: Optional[str]) -> Dict[str, Any]:
     """PCIe generation/width and active NVLinks of this GPU from NVML (nvidia-ml-py), where it can be read."""
     try:
-        import pynvml  # type: ignore[import-not-found]
+        import pynvml  # type: ignore[import-untyped, import-not-found, unused-ignore]  # optional: without it no link bound is known
 
         pynvml.nvmlInit()
     except Exception:  # noqa: BLE001 - no NVML: no link bound

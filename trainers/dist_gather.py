@@ -166,8 +166,9 @@ _RANK_KEYS = ("rank", "local_rank", "node_rank", "host", "pid", "device", "gpu_u
 
 def _rank_row(rank: Dict[str, Any]) -> Dict[str, Any]:
     row = {k: rank.get(k) for k in _RANK_KEYS if rank.get(k) is not None}
-    if isinstance(row.get("env"), dict):
-        row["env"] = sorted([str(k), str(v)] for k, v in row["env"].items())
+    env = row.get("env")
+    if isinstance(env, dict):
+        row["env"] = sorted([str(k), str(v)] for k, v in env.items())
     row["collectives"] = [
         {k: c.get(k) for k in ("op", "bytes", "seconds", "correct", "supported", "error") if c.get(k) is not None}
         for c in rank.get("collectives") or []
