@@ -213,15 +213,17 @@ def ddp_parity(facts: Facts) -> Iterator[Finding]:
             speed += " gloo ranks share this machine's CPU cores, so this does not measure links."
     if t.max_rel_diff > t.tolerance:
         diffs = [abs(a - b) / max(abs(b), 1e-12) for a, b in zip(t.losses, t.reference_losses)]
-        step = next((i for i, v in enumerate(diffs) if v > t.tolerance), 0)
+        step = next((i for i, v in enumerate(diffs) if v > t.tolerance), None)
+        where = f", first at step {step + 1}" if step is not None else ""
+        seen = f"mean loss {t.losses[step]:.6g} against {t.reference_losses[step]:.6g} at step {step + 1}" \
+            if step is not None else f"a largest relative difference of {t.max_rel_diff:.3g}"
         yield Finding(
             "verify.ddp-parity",
             Severity.ERROR,
             f"DDP over {d.world_size} ranks does not follow one process over the same batch: the loss differs by "
-            f"{t.max_rel_diff:.3g} (tolerance {t.tolerance:g}), first at step {step + 1}",
-            detail=f"observed: mean loss {t.losses[step]:.6g} against {t.reference_losses[step]:.6g} at step "
-            f"{step + 1}; required: within {t.tolerance:g}, what summation order alone explains. Gradients were "
-            "lost, doubled or corrupted on the way between ranks." + speed,
+            f"{t.max_rel_diff:.3g} (tolerance {t.tolerance:g}){where}",
+            detail=f"observed: {seen}; required: within {t.tolerance:g}, what summation order alone explains. "
+            "Gradients were lost, doubled or corrupted on the way between ranks." + speed,
             fix=Fix("Look for wrong collectives (verify.collective) and rank drift (verify.rank-drift); rerun with "
                     "NCCL_DEBUG=INFO to see the transports NCCL chose.",
                     ("NCCL_DEBUG=INFO gpudoctor verify --distributed",)),

@@ -181,3 +181,18 @@ def test_launcher_options() -> None:
 
 def test_ranks_text_collapses_runs() -> None:
     assert ranks_text([6, 0, 1, 2, 3, 9, 10]) == "0-3, 6, 9-10"
+
+
+def test_inconsistent_facts_are_judged_without_a_crash() -> None:
+    from gpudoctor.distributed_facts import TrainingResult
+    from gpudoctor.verify_facts import VerifyFacts
+
+    dist = DistributedFacts(backend="nccl", world_size=2, nodes=1,
+                            ranks=(RankResult(rank=0, status="ok", work_seconds=0.0),
+                                   RankResult(rank=1, status="ok", work_seconds=-1.0, nvlink_links=4,
+                                              nvlink_version=99)),
+                            training=TrainingResult(model="fnn", max_rel_diff=0.5, tolerance=1e-4))
+    report = run_checks(Catalogue(tuple(CHECKS)), Facts(verify=VerifyFacts(distributed=dist)))
+    assert [r.check for r in report.results if r.status.value == "crash"] == []
+    parity = [f for r in report.results for f in r.findings if f.code == "verify.ddp-parity"]
+    assert len(parity) == 1 and "a largest relative difference of 0.5" in parity[0].detail
