@@ -60,7 +60,7 @@ def run(chosen: Dict[str, Any], python: Optional[str], timeout: float,
     from gpudoctor.distributed import DistributedInputError, local_ranks, run_distributed, worker_args
 
     args = worker_args(chosen.get("backend") or "auto", chosen.get("max_bytes"),
-                       float(chosen.get("step_timeout") or 120.0))
+                       120.0 if chosen.get("step_timeout") is None else float(chosen["step_timeout"]))
     if chosen.get("worker_only"):
         if chosen.get("nproc_per_node") is not None:
             raise DistributedInputError("--nproc-per-node and --worker-only exclude each other: your launcher "

@@ -196,3 +196,21 @@ def test_inconsistent_facts_are_judged_without_a_crash() -> None:
     assert [r.check for r in report.results if r.status.value == "crash"] == []
     parity = [f for r in report.results for f in r.findings if f.code == "verify.ddp-parity"]
     assert len(parity) == 1 and "a largest relative difference of 0.5" in parity[0].detail
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--max-bytes", "4096"], "--max-bytes only apply with --distributed"),
+    (["--distributed", "--worker-only", "--nproc-per-node", "2"], "--nproc-per-node and --worker-only exclude"),
+    (["--distributed", "--backend", "gloo", "--max-bytes", "10"], "--max-bytes 10: at least 1024"),
+    (["--distributed", "--step-timeout", "0"], "--step-timeout 0: the time limit must be positive"),
+])
+def test_distributed_options_refuse_bad_input(args: List[str], message: str,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from gpudoctor import cli
+    from gpudoctor.facts import Facts as RealFacts
+
+    monkeypatch.setattr(cli, "_collect", lambda python, timeout: RealFacts())
+    result = CliRunner().invoke(cli.main, ["verify", *args])
+    assert result.exit_code == 2 and message in result.output
