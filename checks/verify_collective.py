@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, List, Optional, Tuple
 
-from gpudoctor.checks.verify_common import XID, verify_facts
+from gpudoctor.checks.verify_common import XID
 from gpudoctor.distributed_facts import CollectiveResult, DistributedFacts, RankResult
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
-from gpudoctor.registry import Check, check, skip
+from gpudoctor.registry import Check, check, need, skip
 
 # GB/s per direction: one NVLink of each NVML version, and one PCIe lane of each generation (after encoding).
 NVLINK_GB_S = {1: 20.0, 2: 25.0, 3: 25.0, 4: 25.0, 5: 50.0}
@@ -30,10 +30,8 @@ _HINTS_GLOO = (
 
 def dist_facts(facts: Facts) -> DistributedFacts:
     """The distributed part of the verify facts, or SKIP."""
-    v = verify_facts(facts)
-    if v.distributed is None:
-        raise skip("gpudoctor verify --distributed was not run")
-    return v.distributed
+    v = need(facts.verify, "verify", "gpudoctor verify was not run (only it trains models)")
+    return need(v.distributed, "verify.distributed", "gpudoctor verify --distributed was not run")
 
 
 def ranks_text(ranks: Iterable[int]) -> str:

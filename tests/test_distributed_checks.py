@@ -214,3 +214,12 @@ def test_distributed_options_refuse_bad_input(args: List[str], message: str,
     monkeypatch.setattr(cli, "_collect", lambda python, timeout: RealFacts())
     result = CliRunner().invoke(cli.main, ["verify", *args])
     assert result.exit_code == 2 and message in result.output
+
+
+def test_single_device_checks_step_aside_for_a_distributed_run() -> None:
+    from gpudoctor.checks.verify import CHECKS as SINGLE
+
+    facts = Facts.from_json((FIXTURES / "clean_gloo.json").read_text(encoding="utf-8"))
+    report = run_checks(Catalogue(tuple(SINGLE)), facts)
+    assert {(r.status.value, (r.reason or "").split(":")[0]) for r in report.results} == \
+        {("skip", "only verify --distributed ran")}
