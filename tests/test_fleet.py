@@ -59,7 +59,7 @@ def test_generated_fleet_groups_every_planted_fault(fleet: Planted) -> None:
         ("slowdown", "hw_thermal_slowdown", "none", [fleet.throttled]),
     ]
     assert data["unreadable"] == [{"file": "fleet/n040.json", "node": fleet.corrupt, "error": (
-        "not valid JSON (Unterminated string starting at: line 259 column 7); the file looks cut off")}]
+        "not valid JSON (Unterminated string starting at: line 260 column 7); the file looks cut off")}]
     assert [(d["reason"], d["hostlist"]) for d in data["drain"]] == [
         ("gpudoctor: driver.too-old-for-torch", "n[001-002]"), ("gpudoctor: gpu.ecc", fleet.ecc)]
     assert data["summary"] == {"nodes": 39, "ok": 32, "warning": 4, "error": 3, "unreadable": 1,
