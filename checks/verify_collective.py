@@ -8,7 +8,7 @@ from typing import Iterable, Iterator, List, Optional, Tuple
 
 from gpudoctor.checks.verify_common import XID
 from gpudoctor.distributed_facts import CollectiveResult, DistributedFacts, RankResult
-from gpudoctor.facts import Facts
+from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, need, skip
 
@@ -71,9 +71,10 @@ def env_fix(d: DistributedFacts, r: Optional[RankResult]) -> Fix:
     return Fix(text, commands)
 
 
-def link_bound(d: DistributedFacts) -> Tuple[Optional[float], str]:
+def link_bound(d: DistributedFacts, gpus: Tuple[Gpu, ...] = ()) -> Tuple[Optional[float], str]:
     """The bus bandwidth no collective can exceed (GB/s) and the link it comes from; None with the reason when
-    no link bounds it (gloo on CPUs, nodes talking over a network gpudoctor does not measure, NVML unread)."""
+    no link bounds it (gloo on CPUs, nodes talking over a network gpudoctor does not measure, NVML unread).
+    ``gpus``: this node's GPUs from the facts, for PCIe links the ranks could not read themselves."""
     if d.backend == "gloo":
         return None, "on gloo (CPU) no GPU link bounds these numbers: they measure host memory and local sockets"
     if (d.nodes or 1) > 1:
@@ -87,6 +88,11 @@ def link_bound(d: DistributedFacts) -> Tuple[Optional[float], str]:
     if pcie and len(pcie) == len(d.ranks):
         bound, r = min(pcie, key=lambda item: item[0])
         return bound, f"PCIe gen {r.pcie_gen} x{r.pcie_width} (rank {r.rank}'s GPU, the narrowest)"
+    known = [(PCIE_LANE_GB_S[g.pcie_gen_current] * g.pcie_width_current, g) for g in gpus
+             if g.pcie_gen_current in PCIE_LANE_GB_S and g.pcie_width_current]
+    if known and len(known) >= len(d.ranks):
+        bound, g = min(known, key=lambda item: item[0])
+        return bound, f"PCIe gen {g.pcie_gen_current} x{g.pcie_width_current} (GPU {g.index}, the narrowest)"
     return None, "NVML did not report the GPUs' links, so no link bound is known"
 
 
@@ -121,7 +127,7 @@ def collective(facts: Facts) -> Iterator[Finding]:
         yield Finding("verify.collective-unsupported", Severity.INFO,
                       f"{d.backend} has no {c.op} here: reported, not judged ({c.error or 'unsupported'})",
                       evidence=("verify.distributed.collectives",))
-    bound, link = link_bound(d)
+    bound, link = link_bound(d, facts.gpus)
     peaks = [p for p in (_peak(rows, op) for op in ("all_reduce", "all_gather", "reduce_scatter", "broadcast")) if p]
     shown = "; ".join(f"{p.op} {p.busbw_gb_s:.3g} GB/s at {_size(p.bytes)}" for p in peaks)
     top = _peak(rows, "all_reduce")

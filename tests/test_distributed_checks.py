@@ -223,3 +223,13 @@ def test_single_device_checks_step_aside_for_a_distributed_run() -> None:
     report = run_checks(Catalogue(tuple(SINGLE)), facts)
     assert {(r.status.value, (r.reason or "").split(":")[0]) for r in report.results} == \
         {("skip", "only verify --distributed ran")}
+
+
+def test_link_bound_falls_back_to_the_nodes_gpu_facts() -> None:
+    ranks = (RankResult(rank=0, device="cuda:0"), RankResult(rank=1, device="cuda:1"))
+    dist = DistributedFacts(backend="nccl", nodes=1, ranks=ranks)
+    assert link_bound(dist)[0] is None
+    gpus = (Gpu(index=0, pcie_gen_current=5, pcie_width_current=16), Gpu(index=1, pcie_gen_current=4,
+                                                                       pcie_width_current=16))
+    bound, link = link_bound(dist, gpus)
+    assert bound == pytest.approx(1.969 * 16) and link == "PCIe gen 4 x16 (GPU 1, the narrowest)"
