@@ -233,3 +233,11 @@ def test_link_bound_falls_back_to_the_nodes_gpu_facts() -> None:
                                                                        pcie_width_current=16))
     bound, link = link_bound(dist, gpus)
     assert bound == pytest.approx(1.969 * 16) and link == "PCIe gen 4 x16 (GPU 1, the narrowest)"
+
+
+def test_a_published_rank_is_no_longer_timed_by_the_watchdog() -> None:
+    state = dist_gather.RankState(0, 1)
+    state.enter("reference", 0.0)
+    assert state.overdue() == 0.0
+    assert state.finish("ok") and state.overdue() is None and not state.finish("timeout")
+    assert state.record["status"] == "ok" and "stage" in state.record and state.record["stage"] is None

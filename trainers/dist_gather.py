@@ -67,6 +67,7 @@ class RankState:
             if self.finished:
                 return False
             self.finished = True
+            self.limit = None  # published: gathering and reporting are not a step the watchdog times
             self.record.update(status=status, stage=self.stage if status != "ok" else None)
             if error:
                 self.record["error"] = error[:600]
