@@ -25,6 +25,7 @@ FAULT_ENV = "GPUDOCTOR_DIST_TEST_FAULT"  # tests only: sleep@R | exit@R[:STAGE] 
 WORK_STEPS = 40
 WORK_REPEATS = 5
 HURRY = 3.0
+INIT_TIMEOUT = 120.0
 GATHER_WAIT = 60.0  # seconds a stopping thread waits for rank 0's report to be written
 Deliver = Callable[[Dict[str, Any]], Optional[int]]  # may return the exit status rank 0 should end with
 
@@ -149,7 +150,7 @@ class Rank:
         index = self.place.local_rank % max(torch.cuda.device_count(), 1) if backend == "nccl" else 0
         device = torch.device(f"cuda:{index}" if backend == "nccl" else "cpu")
         self.common["backend"] = backend
-        self.step("init_process_group")
+        self.step("init_process_group", max(self.args.timeout, INIT_TIMEOUT) * 1.5 + 2.0)
         _init(torch, dist, self.place, backend, device, self.args.timeout)
         self.state.store = dist.distributed_c10d._get_default_store()
         hello = dict(dist_env.identity(torch, str(device), self.place.local_rank), device=str(device),
@@ -203,7 +204,9 @@ def _init(torch: Any, dist: Any, place: dist_env.Placement, backend: str, device
 
     if device.type == "cuda":
         torch.cuda.set_device(device)
-    limit = timedelta(seconds=timeout)
+    # Ranks start minutes apart on a loaded node (importing torch): the rendezvous and the group's own limit get
+    # at least INIT_TIMEOUT, while each collective's wait keeps the step's limit (Collectives._wait).
+    limit = timedelta(seconds=max(timeout, INIT_TIMEOUT))
     if place.launcher in ("torchrun", "env"):
         dist.init_process_group(backend, timeout=limit)
     else:
