@@ -11,17 +11,12 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from gpudoctor.checks.verify_collective import CHECKS as COLLECTIVE_CHECKS
 from gpudoctor.checks.verify_collective import dist_facts, env_fix, rank_name, ranks_text
+from gpudoctor.checks.verify_pairs import pair_findings, ratio_for
 from gpudoctor.distributed_facts import DistributedFacts, RankResult
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, skip
 
-# A rank whose fixed workload takes this many times the median of the other ranks is a straggler; a healthy group
-# stays within a few tens of percent, while a throttled, shared or failing GPU is off by whole multiples.
-STRAGGLER_RATIO = 2.0
-# CPU ranks (gloo) on one host share its cores with each other and with everything else: twice the median is
-# ordinary contention there, so only a rank four times slower is named.
-CPU_STRAGGLER_RATIO = 4.0
 STRAGGLER_MIN_EXCESS_S = 0.02  # below this the difference is timer noise, whatever the ratio
 ROOTS = ("lost", "timeout")  # ranks that died or hung; "failed" and "stopped" ranks usually waited on them
 _ENDED = {"lost": "died", "timeout": "hung", "failed": "failed", "stopped": "was stopped"}
@@ -159,16 +154,14 @@ def stragglers(ranks: Sequence[RankResult]) -> List[Tuple[RankResult, float, flo
     return found
 
 
-def ratio_for(r: RankResult) -> float:
-    return STRAGGLER_RATIO if r.device and r.device.startswith("cuda") else CPU_STRAGGLER_RATIO
-
-
-@check("verify.straggler", "No rank is much slower than the others")
+@check("verify.straggler", "No rank or link is much slower than the others")
 def straggler(facts: Facts) -> Iterator[Finding]:
     d = dist_facts(facts)
     timed = [r for r in d.ranks if r.work_seconds]
     if len(timed) < 2:
         raise skip("fewer than two ranks timed the fixed workload")
+    links = list(pair_findings(d))
+    yield from links
     slow = stragglers(d.ranks)
     for r, ratio, median in slow:
         gpu = r.device is not None and r.device.startswith("cuda")
@@ -186,7 +179,7 @@ def straggler(facts: Facts) -> Iterator[Finding]:
                      "processes.") if gpu else "On its host, see what else competes for the CPU.", commands),
             evidence=("verify.distributed.ranks",),
         )
-    if not slow:
+    if not slow and not links:
         worst = max(float(r.work_seconds or 0.0) for r in timed) / max(statistics.median(
             [float(r.work_seconds or 0.0) for r in timed]), 1e-12)
         yield Finding("verify.straggler-ok", Severity.INFO,

@@ -33,6 +33,17 @@ class CollectiveResult:
 
 
 @dataclass(frozen=True)
+class PairResult:
+    """One rank's exchange with one peer: both send the payload at once; the best of a few swaps."""
+
+    peer: int = 0
+    bytes: int = 0
+    seconds: Optional[float] = None
+    correct: Optional[bool] = None
+    error: Optional[str] = None
+
+
+@dataclass(frozen=True)
 class RankResult:
     """One rank: where it ran, what it runs on, and what it measured (or how it ended)."""
 
@@ -61,6 +72,7 @@ class RankResult:
     nvlink_links: Optional[int] = None  # active NVLinks
     nvlink_version: Optional[int] = None
     collectives: Tuple[RankCollective, ...] = ()
+    pairs: Tuple[PairResult, ...] = ()  # pairwise exchanges with every other rank
     ddp_seconds: Optional[float] = None
 
 

@@ -36,6 +36,7 @@ EXPECTED: Dict[str, Tuple[List[str], int]] = {
     "wrong_collective": (["verify.collective-wrong"], 1),
     "ddp_mismatch": (["verify.ddp-parity"], 1),
     "nvlink_slow": (["verify.collective-slow"], 0),
+    "slow_pair_gpu": (["verify.slow-pair"], 0),
 }
 
 
@@ -241,3 +242,32 @@ def test_a_published_rank_is_no_longer_timed_by_the_watchdog() -> None:
     assert state.overdue() == 0.0
     assert state.finish("ok") and state.overdue() is None and not state.finish("timeout")
     assert state.record["status"] == "ok" and "stage" in state.record and state.record["stage"] is None
+
+
+def test_pair_rounds_cover_every_pair_once_in_disjoint_rounds() -> None:
+    from gpudoctor.trainers.dist_pairs import rounds
+
+    for world in (2, 3, 4, 7, 8):
+        found = rounds(world)
+        pairs = [p for group in found for p in group]
+        assert sorted(pairs) == [(a, b) for a in range(world) for b in range(a + 1, world)]
+        assert all(len({r for p in group for r in p}) == 2 * len(group) for group in found)
+        assert len(found) == (world - 1 if world % 2 == 0 else world)
+
+
+def test_a_rank_slow_in_every_pair_is_named_not_its_pairs() -> None:
+    from gpudoctor.checks.verify_pairs import pair_rates, slow_pairs, slow_ranks
+    from gpudoctor.distributed_facts import PairResult
+
+    def rank(r: int) -> RankResult:
+        pairs = tuple(PairResult(peer=p, bytes=1_000_000, seconds=0.01 if 2 in (r, p) else 0.001)
+                      for p in range(4) if p != r)
+        return RankResult(rank=r, device=f"cuda:{r}", pairs=pairs)
+
+    dist = DistributedFacts(backend="nccl", ranks=tuple(rank(r) for r in range(4)))
+    rates = pair_rates(dist)
+    assert rates[(0, 1)] == pytest.approx(1.0) and rates[(1, 2)] == pytest.approx(0.1)
+    assert [(r.rank, round(x)) for r, x in slow_ranks(dist, rates)] == [(2, 10)]
+    assert slow_pairs(dist, rates, [2]) == []
+    finding = next(f for f in _report("slow_pair_gpu")[0] if f.code == "verify.slow-pair")
+    assert finding.summary.startswith("Ranks 1 and 3 exchange data 5.0x slower than the median pair")

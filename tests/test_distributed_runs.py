@@ -84,12 +84,14 @@ def test_cli_two_ranks_writes_a_report_that_rediagnoses(tmp_path: Path) -> None:
     assert "verify.rank-failed" not in codes
 
 
-def test_four_ranks_one_sleeping_is_named_a_straggler() -> None:
+def test_four_ranks_one_sleeping_is_named_a_straggler_and_slow_in_every_pair() -> None:
     dist = _run(4, fault="sleep@2")
     _exact(dist, 4)
     assert dist.training is not None and (dist.training.max_rel_diff or 0.0) <= (dist.training.tolerance or 0.0)
-    slow = [f for f in _findings(dist) if f.code == "verify.straggler"]
-    assert len(slow) == 1 and slow[0].summary.startswith("Rank 2 (host ")
+    slow = [f for f in _findings(dist) if f.code in ("verify.straggler", "verify.slow-rank-link")]
+    assert sorted(f.code for f in slow) == ["verify.slow-rank-link", "verify.straggler"]
+    assert all(f.summary.startswith("Rank 2 (host ") for f in slow)
+    assert all(len(r.pairs) == 3 and all(p.correct for p in r.pairs) for r in dist.ranks)
 
 
 def test_worker_only_ranks_under_users_torchrun_report_a_rank_that_exits(tmp_path: Path) -> None:

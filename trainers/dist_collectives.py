@@ -56,6 +56,10 @@ class Collectives:
         if work is not None:
             work.wait(timeout=self.timeout)
 
+    def sync(self) -> None:
+        """Wait until every rank gets here (a one-element all-reduce under the step's limit)."""
+        self._wait(self.dist.all_reduce(self.torch.zeros(1, device=self.device), async_op=True))
+
     def _sync(self) -> None:
         if self.device.type == "cuda":
             self.torch.cuda.synchronize(self.device)

@@ -174,6 +174,10 @@ def _rank_row(rank: Dict[str, Any]) -> Dict[str, Any]:
         {k: c.get(k) for k in ("op", "bytes", "seconds", "correct", "supported", "error") if c.get(k) is not None}
         for c in rank.get("collectives") or []
     ]
+    row["pairs"] = [
+        {k: c.get(k) for k in ("peer", "bytes", "seconds", "correct", "error") if c.get(k) is not None}
+        for c in rank.get("pairs") or [] if isinstance(c, dict)
+    ]
     ddp = rank.get("ddp")
     if isinstance(ddp, dict) and ddp.get("seconds") is not None:
         row["ddp_seconds"] = ddp["seconds"]

@@ -17,7 +17,7 @@ import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from . import dist_collectives, dist_ddp, dist_env, dist_gather
+from . import dist_collectives, dist_ddp, dist_env, dist_gather, dist_pairs
 from .protocol import FATAL, STAGE, Emitter
 
 DISTRIBUTED = "distributed"  # the protocol event rank 0 prints: the facts' distributed part
@@ -171,6 +171,7 @@ class Rank:
                 except dist_collectives.CollectiveFailed as exc:
                     rows.append(exc.row)
                     raise
+        self._pairs(torch, dist, device, coll)
         self.step("ddp")
         self.state.record["ddp"] = dist_ddp.local(torch, dist, device, self.args.ddp_steps, self.args.ddp_batch)
         self.step("reference")
@@ -181,6 +182,23 @@ class Rank:
         self.end("ok")
         dist.destroy_process_group()
         return self.code
+
+    def _pairs(self, torch: Any, dist: Any, device: Any, coll: dist_collectives.Collectives) -> None:
+        """Every pair of ranks swaps one payload, a round of disjoint pairs at a time."""
+        rank, size = self.place.rank, min(self.args.max_bytes, dist_pairs.PAIR_BYTES)
+        rows: List[Dict[str, Any]] = self.state.record.setdefault("pairs", [])
+
+        def delay(took: float) -> None:
+            if "sleep" in self.planted:
+                time.sleep(10 * took + 0.05)  # the planted slow rank is slow in its links too
+
+        for number, group in enumerate(dist_pairs.rounds(self.place.world_size)):
+            self.step(f"pairs round {number + 1}")
+            mine = next((pair for pair in group if rank in pair), None)
+            if mine is not None:
+                peer = mine[1] if mine[0] == rank else mine[0]
+                rows.append(dist_pairs.exchange(torch, dist, device, peer, size, self.args.timeout, delay))
+            coll.sync()
 
     def _work(self, torch: Any, device: Any) -> float:
         """Seconds of a fixed local workload (matrix products), the same on every rank: a straggler takes longer.
