@@ -22,6 +22,7 @@ from gpudoctor.checks import (
     torch_install,
     torchvision,
     verify,
+    verify_distributed,
     windows,
 )
 from gpudoctor.registry import Check
@@ -45,4 +46,5 @@ CHECKS: List[Check] = [
     *platform.CHECKS,
     *paste.CHECKS,
     *verify.CHECKS,
+    *verify_distributed.CHECKS,
 ]

@@ -6,7 +6,7 @@ from typing import Optional
 
 from gpudoctor.facts import Facts
 from gpudoctor.model import Fix
-from gpudoctor.registry import need
+from gpudoctor.registry import need, skip
 from gpudoctor.facts.verify import DeviceResult, VerifyFacts
 
 CHECK_GPU = Fix("The other rows of this report name the root cause and its fix; gpudoctor check prints them on their own.",
@@ -57,8 +57,12 @@ def kernel_fix(error: Optional[str]) -> Optional[Fix]:
 
 
 def verify_facts(facts: Facts) -> VerifyFacts:
-    """The verify section, or SKIP: ``gpudoctor check`` trains nothing."""
-    return need(facts.verify, "verify", "gpudoctor verify was not run (only it trains models)")
+    """The verify section, or SKIP: ``gpudoctor check`` trains nothing, ``verify --distributed`` only ranks."""
+    v = need(facts.verify, "verify", "gpudoctor verify was not run (only it trains models)")
+    if v.distributed is not None and not v.devices and not v.runs and not v.failures:
+        raise skip("only verify --distributed ran: the verify.rank-*, collective, straggler and ddp-parity checks "
+                   "judge it")
+    return v
 
 
 def gpu_name(dev: Optional[DeviceResult], label: str) -> str:

@@ -11,7 +11,7 @@ import dataclasses
 import functools
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 
 from gpudoctor.errors import UserError
 from gpudoctor.model import FailOn as FailOn
@@ -259,6 +259,16 @@ def verify(opts: VerifyOptions) -> int:
     catalogue = prepare(opts.output, opts.selection)
     facts_ = verified(opts, interactive(sys.stderr))
     return finish(facts_, catalogue, opts.output)
+
+
+def verify_distributed(opts: VerifyOptions, chosen: Dict[str, Any]) -> int:
+    """``verify --distributed``: every local GPU as one rank under torchrun, or this process as one rank of the
+    user's own job; rank 0 checks and reports the gathered results like any verify."""
+    from gpudoctor.distributed_cli import run
+
+    catalogue = prepare(opts.output, opts.selection)
+    return run(chosen, opts.python, opts.timeout, lambda: collect(opts.python, 60.0),
+               lambda facts_: finish(facts_, catalogue, opts.output))
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ import click
 
 from gpudoctor import __version__, app
 from gpudoctor.errors import EXIT_USAGE, UserError
+from gpudoctor.distributed_cli import distributed_options
+from gpudoctor.distributed_cli import take as take_distributed
 
 FORMATS = ("terminal", "markdown", "json")
 FAIL_ON = app.FAIL_ON
@@ -237,13 +239,18 @@ def list_checks(no_plugins: bool) -> int:
 @_python_option
 @_output_options
 @_timeout_option(1800.0, "the training run")
+@distributed_options
 @guarded
 def verify(dataset: str, device: Optional[str], all_devices: bool, data_dir: Optional[str], epochs: Optional[int],
            python: Optional[str], fmt: Optional[str], json_format: bool, output: Optional[str], verbose: bool,
-           fail_on: str, redact: Optional[bool], timeout: float) -> int:
+           fail_on: str, redact: Optional[bool], timeout: float, **distributed: Any) -> int:
     """Train the reference models on the GPU and the CPU, and check accuracy, speed-up and agreement."""
-    return app.verify(app.VerifyOptions(dataset, device, all_devices, data_dir, epochs, python, timeout,
-                                        _output(fmt, json_format, output, verbose, fail_on, redact)))
+    options = app.VerifyOptions(dataset, device, all_devices, data_dir, epochs, python, timeout,
+                                _output(fmt, json_format, output, verbose, fail_on, redact))
+    chosen = take_distributed(distributed)
+    if chosen["distributed"]:
+        return app.verify_distributed(options, chosen)
+    return app.verify(options)
 
 
 @main.command()

@@ -15,6 +15,7 @@ PROMISED = [
     "toolkit.mismatch", "windows.dll-load-failed", "platform.wsl", "platform.container", "platform.macos",
     "platform.no-nvidia-gpu", "torch.rocm-build-on-nvidia", "torch.cuda-build-on-amd", "paste.errors", "paste.xid", "paste.environments",
     "verify.worker", "verify.smoke", "verify.parity", "verify.learning", "verify.speedup", "verify.bench",
+    "verify.rank-failed", "verify.rank-drift", "verify.collective", "verify.straggler", "verify.ddp-parity",
 ]
 
 

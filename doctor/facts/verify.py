@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from gpudoctor.facts.codec import Vocabulary
+from gpudoctor.facts.distributed import DistributedFacts
 
 
 class FailureKind(Vocabulary):
@@ -172,3 +173,4 @@ class VerifyFacts:
     epochs: Optional[int] = None
     cpu_seconds: Optional[float] = None  # the CPU baseline's time budget per model
     data_dir: Optional[str] = None
+    distributed: Optional[DistributedFacts] = None  # verify --distributed: every rank's results
