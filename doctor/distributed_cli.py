@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 Finish = Callable[["Facts"], int]
 _OPTIONS = ("distributed", "nproc_per_node", "worker_only", "backend", "max_bytes", "step_timeout")
+_ONLY_WITH_DISTRIBUTED = {"nproc_per_node": "--nproc-per-node", "worker_only": "--worker-only", "max_bytes": "--max-bytes"}
 
 
 def distributed_options(func: F) -> F:
@@ -47,7 +48,7 @@ def take(opts: Dict[str, Any]) -> Dict[str, Any]:
 
     chosen = {name: opts.pop(name, None) for name in _OPTIONS}
     if not chosen["distributed"]:
-        used = [f"--{name.replace('_', '-')}" for name in ("nproc_per_node", "worker_only", "max_bytes")
+        used = [flag for name, flag in _ONLY_WITH_DISTRIBUTED.items()
                 if chosen.get(name) is not None and chosen.get(name) is not False]
         if used:
             raise DistributedInputError(f"{', '.join(used)} only apply with --distributed")
