@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterator, Optional, Tuple
 
-from gpudoctor.checks.paste_causes import CAUSES, REINSTALL
-from gpudoctor.checks.paste_layers import kernel_layer, torch_serves_every_gpu
+from gpudoctor.checks.support.paste_causes import CAUSES, REINSTALL
+from gpudoctor.checks.support.paste_layers import kernel_layer, torch_serves_every_gpu
 from gpudoctor.facts import Facts, NvmlError, Source
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, skip

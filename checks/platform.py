@@ -45,13 +45,13 @@ def _texts(facts: Facts) -> str:
     return "\n".join(x for x in (t.import_error, t.init_error, *t.warnings) if x)
 
 
-def _nvidia_present(facts: Facts) -> bool:
+def nvidia_present(facts: Facts) -> bool:
     """An NVIDIA GPU shows anywhere: NVML, the PCI bus, or a loaded nvidia or nouveau kernel module."""
     modules = {"nvidia", "nouveau"} & set(facts.driver.kernel_modules)
     return bool(facts.gpus or (facts.driver.gpu_count or 0) > 0 or _extra(facts, "nvidia_pci") or modules)
 
 
-def _driver_build(facts: Facts) -> Optional[str]:
+def driver_build(facts: Facts) -> Optional[str]:
     """Install this torch release in the newest CUDA variant the driver runs, with its torchvision and torchaudio."""
     release = compat.release_for_torch(pk.torch_version(facts))
     if release is None or not facts.driver.version:
@@ -144,7 +144,7 @@ def _forward_compat(facts: Facts, error: str) -> Finding:
     requirement = compat.driver_requirement(cuda, system) if cuda else None
     compat_dirs = [e for e in facts.libraries.ld_library_path if "/compat" in e]
     rest = ":".join(e for e in facts.libraries.ld_library_path if e not in compat_dirs)
-    build = _driver_build(facts)
+    build = driver_build(facts)
     unset = _cmd.export(facts, "LD_LIBRARY_PATH", rest) if plausible.path_list(rest.split(":") if rest else []) else None
     commands: tuple[str, ...] = (unset,) if compat_dirs and unset else ()
     commands = (commands + ((build,) if build else ())) or ("nvidia-smi",)
@@ -238,7 +238,7 @@ def macos(facts: Facts) -> Iterator[Finding]:
 def no_nvidia_gpu(facts: Facts) -> Iterator[Finding]:
     if facts.platform.system == "Darwin":
         raise skip("macOS: see platform.macos")
-    if _nvidia_present(facts) or (facts.torch.device_count or 0) > 0 and not facts.torch.hip:
+    if nvidia_present(facts) or (facts.torch.device_count or 0) > 0 and not facts.torch.hip:
         return
     if facts.platform.container or _wsl(facts):
         raise skip("inside a container or WSL the GPUs of the host cannot be listed from here")
@@ -263,51 +263,4 @@ def no_nvidia_gpu(facts: Facts) -> Iterator[Finding]:
     )
 
 
-@check("torch.rocm-build-on-nvidia", "ROCm build of torch on an NVIDIA machine")
-def rocm_on_nvidia(facts: Facts) -> Iterator[Finding]:
-    t = facts.torch
-    pk.require_torch(facts)
-    version = pk.torch_version(facts) or ""
-    if not (t.hip or "rocm" in version) or not _nvidia_present(facts):
-        return
-    names = sorted({g.name for g in facts.gpus if g.name})
-    recommended = _fix.recommended_install(facts, force_reinstall=True)
-    build = None if recommended else _driver_build(facts)
-    yield Finding(
-        "torch.rocm-build-on-nvidia", Severity.ERROR,
-        f"torch {version} is a ROCm (AMD) build, but this machine's GPU is NVIDIA" + (f" ({', '.join(names)})" if names else ""),
-        f"Observed: torch.version.hip = {t.hip or '(set)'}. Required: a CUDA build of torch; ROCm builds drive only AMD GPUs.",
-        Fix(f"Replace it with {recommended.what}." if recommended else "Install the CUDA build of this torch release.",
-            (recommended.command if recommended else build or _fix.pip_install(facts, ["torch"], force_reinstall=True),)),
-        INSTALL_LINKS, ("torch.hip", "gpus"),
-    )
-
-
-@check("torch.cuda-build-on-amd", "CUDA build of torch on an AMD machine")
-def cuda_on_amd(facts: Facts) -> Iterator[Finding]:
-    t = facts.torch
-    pk.require_torch(facts)
-    version = pk.torch_version(facts) or ""
-    if not (t.cuda or re.search(r"\+cu\d", version)) or _nvidia_present(facts):
-        return
-    hints = [f"kernel module {m}" for m in facts.driver.kernel_modules if m == "amdgpu"]
-    hints += [f"{n}={v}" for n in ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HSA_OVERRIDE_GFX_VERSION") if (v := facts.env.get(n))]
-    if not hints:
-        return
-    release = compat.release_for_torch(version)
-    known = release if release and release.rocm_variants else next(r for r in compat.RELEASES if r.rocm_variants)
-    target = _fix.base_version(version) if known is release else known.latest.torch
-    rocm = known.rocm_variants[-1]
-    command = pk.release_set(facts, target, rocm, force_reinstall=True)
-    yield Finding(
-        "torch.cuda-build-on-amd", Severity.WARNING,
-        f"torch {version} is a CUDA build, but this machine shows an AMD GPU ({', '.join(hints)}) and no NVIDIA GPU",
-        "Observed: no NVIDIA GPU or driver; " + ", ".join(hints) + ". Required: a ROCm build of torch for AMD GPUs "
-        "(Linux; the GPU must be one ROCm supports).",
-        Fix(f"Install the ROCm build ({rocm}).", (command,) if command else ()),
-        INSTALL_LINKS + ("https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/3rd-party/pytorch-install.html",),
-        ("torch.cuda", "driver.kernel_modules", "env.variables"),
-    )
-
-
-CHECKS = [wsl, container, macos, no_nvidia_gpu, rocm_on_nvidia, cuda_on_amd]
+CHECKS = [wsl, container, macos, no_nvidia_gpu]

@@ -9,7 +9,7 @@ from typing import Iterator, List, Optional
 
 from gpudoctor import plausible
 from gpudoctor.checks.support import words as _cmd
-from gpudoctor.checks.verify_common import (
+from gpudoctor.checks.support.verify_common import (
     ARCH_ERRORS,
     CHECK_GPU,
     DRIVER_ERRORS,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, List, Optional, Tuple
 
-from gpudoctor.checks.verify_common import XID
+from gpudoctor.checks.support.verify_common import XID
 from gpudoctor.facts.distributed import CollectiveResult, DistributedFacts, RankResult
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Fix, Severity

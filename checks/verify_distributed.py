@@ -11,7 +11,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from gpudoctor.checks.verify_collective import CHECKS as COLLECTIVE_CHECKS
 from gpudoctor.checks.verify_collective import dist_facts, env_fix, rank_name, ranks_text
-from gpudoctor.checks.verify_pairs import pair_findings, ratio_for
+from gpudoctor.checks.support.verify_pairs import pair_findings, ratio_for
 from gpudoctor.facts.distributed import DistributedFacts, RankResult
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity

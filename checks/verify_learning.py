@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator, List, Optional
 
-from gpudoctor.checks.verify_common import HOLDERS, XID, XID_FIX, device, gpu_name, kernel_fix, verify_facts
+from gpudoctor.checks.support.verify_common import HOLDERS, XID, XID_FIX, device, gpu_name, kernel_fix, verify_facts
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, skip

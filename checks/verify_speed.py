@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from gpudoctor.checks.verify_common import HOLDERS, verify_facts
+from gpudoctor.checks.support.verify_common import HOLDERS, verify_facts
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, skip

@@ -27,3 +27,25 @@ def test_checks_command_lists_every_promised_check_with_its_source() -> None:
     rows = [line.split() for line in done.stdout.splitlines()[1:]]
     assert [row[0] for row in rows] == PROMISED
     assert all(row[-2:] == ["torch-gpudoctor", __version__] for row in rows)
+
+
+def test_every_check_module_is_named_after_the_ids_it_holds() -> None:
+    """checks/<prefix>.py or checks/<prefix>_<aspect>.py holds only <prefix>.* checks; helpers live in support/."""
+    import importlib
+    from pathlib import Path
+
+    import gpudoctor.checks as package
+
+    folder = Path(package.__file__).parent
+    misnamed = {}
+    for path in sorted(folder.glob("*.py")):
+        if path.stem in ("__init__", "builtin"):
+            continue
+        module = importlib.import_module(f"gpudoctor.checks.{path.stem}")
+        checks = getattr(module, "CHECKS", None)
+        assert checks, f"checks/{path.name} holds no checks: helpers belong in checks/support/"
+        prefixes = {c.id.split(".")[0].replace("-", "_") for c in checks}
+        wrong = sorted(p for p in prefixes if path.stem != p and not path.stem.startswith(p + "_"))
+        if wrong:
+            misnamed[path.name] = wrong
+    assert misnamed == {}

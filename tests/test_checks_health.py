@@ -9,7 +9,8 @@ from typing import List, Optional, Tuple
 import pytest
 
 from checkhelp import SCENARIOS, commands, found, load
-from gpudoctor.checks import device_map, driver_state, env_vars, gpu_health
+from gpudoctor.checks import devices_map as device_map
+from gpudoctor.checks import driver_state, env_vars, gpu_health
 from gpudoctor.checks.env_vars import parse_alloc_conf, suggest_alloc_conf
 from gpudoctor.facts import EnvFacts, Facts, Gpu, GpuProcess, TorchDevice
 from gpudoctor.model import CheckResult, Status
@@ -17,7 +18,7 @@ from gpudoctor.registry import Check
 from gpudoctor.runner import run_check
 
 CHECKS: List[Check] = driver_state.CHECKS + device_map.CHECKS + gpu_health.CHECKS + env_vars.CHECKS
-MODULES = ("driver_state", "device_map", "gpu_health", "env_vars")
+MODULES = ("driver_state", "devices_map", "gpu_health", "env_vars")
 
 
 

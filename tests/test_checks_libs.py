@@ -8,13 +8,15 @@ from typing import List, Optional
 import pytest
 
 from checkhelp import SCENARIOS, commands, found, load, skipped
-from gpudoctor.checks import duplicates, libs, packages, platform, toolkit, windows
+from gpudoctor.checks import libs, packages, platform, toolkit, torch_builds, windows
+from gpudoctor.checks import packages_duplicates as duplicates
 from gpudoctor.facts import CompanionFacts, Distribution, EnvFacts, Facts, LibraryFacts, PlatformFacts, TorchFacts
 from gpudoctor.model import CheckResult, Status
 from gpudoctor.registry import Check
 from gpudoctor.runner import run_check
 
-OURS: List[Check] = libs.CHECKS + duplicates.CHECKS + packages.CHECKS + windows.CHECKS + toolkit.CHECKS + platform.CHECKS
+OURS: List[Check] = (libs.CHECKS + duplicates.CHECKS + packages.CHECKS + windows.CHECKS + toolkit.CHECKS + platform.CHECKS
+                     + torch_builds.CHECKS)
 BY_ID = {c.id: c for c in OURS}
 PY = "/home/ana/venv/bin/python"
 

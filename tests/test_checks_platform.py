@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from checkhelp import commands, found, load, skipped
-from gpudoctor.checks import platform, toolkit, windows
+from gpudoctor.checks import platform, toolkit, torch_builds, windows
 from gpudoctor.facts import DriverFacts, Facts, LibraryFacts, PlatformFacts, ToolkitFacts, TorchFacts
 from gpudoctor.model import CheckResult, Report, Severity, Status
 from gpudoctor.runner import run_check
 
-BY_ID = {c.id: c for c in windows.CHECKS + toolkit.CHECKS + platform.CHECKS}
+BY_ID = {c.id: c for c in windows.CHECKS + toolkit.CHECKS + platform.CHECKS + torch_builds.CHECKS}
 VC = ("Invoke-WebRequest https://aka.ms/vs/17/release/vc_redist.x64.exe -OutFile vc_redist.x64.exe",
       ".\\vc_redist.x64.exe /install /passive /norestart")
 

@@ -182,10 +182,10 @@ def test_pypi_companions_are_judged_as_the_builds_of_their_own_release() -> None
 
 
 def test_a_rocm_build_is_named_only_where_the_data_knows_one() -> None:
-    from gpudoctor.checks import platform
+    from gpudoctor.checks import torch_builds
     facts = scenario("cat-cuda-on-amd")
     facts = replace(facts, torch=replace(facts.torch, version="2.15.0+cu132", cuda="13.2"), packages=())
     assert compat.release_for_torch("2.15.0") is not None and not compat.release_for_torch("2.15.0").rocm_variants
-    (found,) = run_check(platform.cuda_on_amd, facts).findings
+    (found,) = run_check(torch_builds.cuda_on_amd, facts).findings
     assert "2.15.0+rocm" not in " ".join(found.fix.commands)
     assert "torch==2.14.1+rocm7.14" in found.fix.commands[0]

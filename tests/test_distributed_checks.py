@@ -256,7 +256,7 @@ def test_pair_rounds_cover_every_pair_once_in_disjoint_rounds() -> None:
 
 
 def test_a_rank_slow_in_every_pair_is_named_not_its_pairs() -> None:
-    from gpudoctor.checks.verify_pairs import pair_rates, slow_pairs, slow_ranks
+    from gpudoctor.checks.support.verify_pairs import pair_rates, slow_pairs, slow_ranks
     from gpudoctor.facts.distributed import PairResult
 
     def rank(r: int) -> RankResult:

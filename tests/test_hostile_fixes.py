@@ -7,7 +7,8 @@ from dataclasses import replace
 import pytest
 from checkhelp import load
 from gpudoctor import plausible
-from gpudoctor.checks import device_map, libs, platform
+from gpudoctor.checks import devices_map as device_map
+from gpudoctor.checks import libs, platform
 from gpudoctor.facts import EnvFacts, Facts, LibraryFacts, PlatformFacts
 from gpudoctor.model import Fix
 from gpudoctor.runner import run_check

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List
 
-from gpudoctor.checks.kernel_pins import pinned_torch, releases_for
+from gpudoctor.checks.packages_pins import pinned_torch, releases_for
 from gpudoctor.model import Finding
 from gpudoctor.parsers.report import load_facts
 from gpudoctor.registry import discover

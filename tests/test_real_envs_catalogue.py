@@ -17,7 +17,8 @@ from typing import Callable, List, Tuple
 import pytest
 
 from envs import ENVS, build_env, python_of
-from gpudoctor.checks import duplicates, libs, packages
+from gpudoctor.checks import libs, packages
+from gpudoctor.checks import packages_duplicates as duplicates
 from gpudoctor.model import CheckResult, Status
 from gpudoctor.probes import collect
 from gpudoctor.runner import run_check
