@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Set, Tuple
 
@@ -175,3 +176,30 @@ def test_old_cuda_variants_were_not_all_on_every_release() -> None:
 def test_python_2_7_gets_no_recommendable_release() -> None:
     assert release_for_torch("1.0.1").supports_python("2.7.15") is True  # type: ignore[union-attr]
     assert python_supported_by("2.7.15") == ()
+
+
+def _fix_text(report, prefix: str) -> str:  # type: ignore[no-untyped-def]
+    found = [f for r in report.results for f in r.findings if f.code.startswith(prefix) and f.fix]
+    assert found, prefix
+    return " ".join(" ".join(f.fix.commands) + " " + f.fix.text for f in found)
+
+
+def test_an_old_build_on_a_too_old_driver_is_not_told_to_reinstall_an_old_build() -> None:
+    text = (HISTORY / "torch171-cu101-rtx3090.txt").read_text(encoding="utf-8")
+    text = text.replace("+cu101", "+cu110").replace("PyTorch: 10.1", "PyTorch: 11.0").replace("455.45.01", "440.33.01")
+    facts = load_facts(text, "in.txt")
+    facts = replace(facts, platform=replace(facts.platform, container="docker"),
+                    torch=replace(facts.torch, init_error="CUDA error: forward compatibility was attempted on non "
+                                                          "supported HW (Error 804)"))
+    report = run_checks(discover(plugins=False), facts)
+    assert "platform.container" in _codes(report, "error")
+    fix = _fix_text(report, "platform.container")
+    assert "torch==1.7.1" not in fix and "install the torch build the driver runs" not in fix
+
+
+def test_a_toolkit_mismatch_on_an_old_build_is_not_told_to_reinstall_an_old_build() -> None:
+    text = (HISTORY / "torch140-tesla-k80.txt").read_text(encoding="utf-8").replace(
+        "CUDA runtime version: 10.1.243", "CUDA runtime version: 9.2.148")
+    report = _report(text)
+    assert "toolkit.mismatch" in _codes(report, "warning")
+    assert "torch==1.4.0" not in _fix_text(report, "toolkit.")
