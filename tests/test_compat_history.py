@@ -203,3 +203,15 @@ def test_a_toolkit_mismatch_on_an_old_build_is_not_told_to_reinstall_an_old_buil
     report = _report(text)
     assert "toolkit.mismatch" in _codes(report, "warning")
     assert "torch==1.4.0" not in _fix_text(report, "toolkit.")
+
+
+def test_windows_wheels_of_old_releases_keep_their_ptx() -> None:
+    def win(torch: str) -> Set[str]:
+        found = wheel_arch_list(torch, system="Windows", machine="AMD64")
+        assert found is not None, torch
+        return set(found.tokens)
+
+    assert "compute_37" in win("1.7.1+cu101") and "sm_86" not in win("1.7.1+cu101")
+    assert "compute_37" not in _tokens("1.7.1+cu101")  # the Linux wheel has no PTX
+    assert {"sm_86", "compute_37"} <= win("1.8.2+cu111")
+    assert published_variants("1.2.0", "Windows", "AMD64") == ("cu100",)
