@@ -54,8 +54,8 @@ def nvidia_present(facts: Facts) -> bool:
 def driver_build(facts: Facts) -> Optional[str]:
     """Install this torch release in the newest CUDA variant the driver runs, with its torchvision and torchaudio."""
     release = compat.release_for_torch(pk.torch_version(facts))
-    if release is None or not facts.driver.version:
-        return None
+    if release is None or release.historic or not facts.driver.version:
+        return None  # a historic release is judged, never reinstalled
     runs = [v for v in release.cuda_variants
             if compat.driver_can_run(facts.driver.version, compat.variant_cuda(v), facts.platform.system)]
     base = _fix.base_version(pk.torch_version(facts) or "")

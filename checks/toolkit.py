@@ -172,8 +172,8 @@ def _torch_for(facts: Facts, cuda: Tuple[int, int]) -> Optional[str]:
     base = _fix.base_version(version)
     variant = f"cu{cuda[0]}{cuda[1]}"
     release = compat.release_for_torch(base)
-    if release is None or variant not in release.cuda_variants:
-        return None
+    if release is None or release.historic or variant not in release.cuda_variants:
+        return None  # a historic release is judged, never reinstalled
     return pk.release_set(facts, base, variant, force_reinstall=True)
 
 

@@ -322,17 +322,29 @@ def test_driver_passes_with_a_note_when_it_runs_torch() -> None:
     ),))
 
 
-def test_driver_is_not_vouched_for_when_no_table_covers_torchs_cuda() -> None:
+def _old_driver(torch: str, cuda: str, version: str):  # type: ignore[no-untyped-def]
     facts = scenario("healthy-h100")
-    facts = dataclasses.replace(
+    return dataclasses.replace(
         facts,
-        torch=dataclasses.replace(facts.torch, version="1.0.0", cuda="9.0"),
-        driver=dataclasses.replace(facts.driver, version="375.26", cuda_version=None, kernel_module_version="375.26"),
+        torch=dataclasses.replace(facts.torch, version=torch, cuda=cuda),
+        driver=dataclasses.replace(facts.driver, version=version, cuda_version=None, kernel_module_version=version),
     )
-    result = run(driver.driver, facts)
+
+
+def test_driver_is_not_vouched_for_when_no_table_covers_torchs_cuda() -> None:
+    # NVIDIA's Table 3 is kept back to CUDA 8.0, so a CUDA 7.5 build on an R346 driver is beyond every table
+    result = run(driver.driver, _old_driver("0.3.1", "7.5", "346.46"))
     assert [f.code for f in result.findings] == ["driver.ok"]
     assert "new enough" not in result.findings[0].summary.replace("whether it is new enough", "")
     assert "not known" in result.findings[0].summary
+
+
+def test_cuda_9_builds_are_judged_against_table_3() -> None:
+    # torch 1.0.0 built with CUDA 9.0 needs >= 384.81; this case used to be "not known" before CUDA 9.x was tabled
+    result = run(driver.driver, _old_driver("1.0.0", "9.0", "375.26"))
+    assert [f.code for f in result.findings] == ["driver.too-old-for-torch"]
+    assert "384.81" in result.findings[0].summary
+    assert [f.code for f in run(driver.driver, _old_driver("1.0.0", "9.0", "384.130")).findings] == ["driver.ok"]
 
 
 def test_driver_missing_in_a_container_on_a_gpu_host() -> None:

@@ -40,7 +40,9 @@ def at(facts: Any, path: str) -> Any:
 # fixture -> {fact path: exact expected value}
 FACTS: Dict[str, Dict[str, Any]] = {
     "torch14-cu101-pip": {
-        "torch.version": "1.4.0", "torch.cuda": "10.1", "torch.is_available": True, "torch.arch_flags": None,
+        # the arch list is inferred from the 1.4.0 cu101 wheel's row now that the tables reach torch 1.0
+        "torch.version": "1.4.0", "torch.cuda": "10.1", "torch.is_available": True,
+        "torch.arch_flags": ("sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75", "compute_37"),
         "platform.system": "Linux", "platform.distro": "Ubuntu 18.04.4 LTS", "platform.python_version": "3.7",
         "driver.version": "440.33.01", "gpus.0.name": "GeForce GTX 1080 Ti", "gpus.0.compute_capability": (6, 1),
         "toolkit.nvcc_version": "10.1", "torch.cudnn_version": None, "torchvision.version": "0.5.0",

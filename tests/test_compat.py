@@ -74,7 +74,9 @@ def test_format_cc() -> None:
         ("551.61", "12.4"), ("576.02", "12.9"), ("527.41", "12.0"), ("528.33", "12.0"), ("452.39", "11.0"),
         ("472.50", "11.4"), ("516.01", "11.7"), ("520.06", "11.8"), ("537.13", "12.2"), ("561.17", "12.6"),
         ("566.36", "12.7"), ("572.61", "12.8"), ("581.57", "13.0"),
-        ("390.116", None), ("abc", None), ("", None), (None, None), ("v", None),
+        # Table 3 now reaches back to CUDA 8.0, so R367-R396 drivers are known; older ones still are not
+        ("390.116", "9.1"), ("384.130", "9.0"), ("396.54", "9.2"), ("375.66", "8.0"), ("367.48", "8.0"),
+        ("352.99", None), ("abc", None), ("", None), (None, None), ("v", None),
     ],
 )
 def test_driver_cuda_version(driver: object, cuda: object) -> None:
@@ -136,7 +138,8 @@ def test_driver_requirement_notes() -> None:
         False, True, True)
 
 
-@pytest.mark.parametrize("junk", ["", "x", None, "9.2", "8.0", "cu", "cpu"])
+# CUDA 8.0-9.2 are in the tables now (see test_driver_requirement_before_10); 7.5 and older are not
+@pytest.mark.parametrize("junk", ["", "x", None, "7.5", "6.5", "cu", "cpu"])
 def test_driver_requirement_junk(junk: object) -> None:
     assert driver_requirement(junk, "Linux") is None  # type: ignore[arg-type]
 
@@ -446,7 +449,7 @@ def test_pairing_marks_what_is_inferred() -> None:
     assert later is not None and (later.torchvision, later.confidence, later.inferred) == ("0.29.2", U, True)
 
 
-@pytest.mark.parametrize("junk", ["2.6.0a0+git1", "2.16.0", "1.8.0", "1.9.5", "x", "", None])
+@pytest.mark.parametrize("junk", ["2.6.0a0+git1", "2.16.0", "1.8.3", "0.4.1", "1.9.5", "x", "", None])
 def test_matching_torchvision_unknown(junk: object) -> None:
     assert matching_torchvision(junk) is None  # type: ignore[arg-type]
 
@@ -455,7 +458,8 @@ def test_matching_torchvision_unknown(junk: object) -> None:
     ("vision", "torch"),
     [("0.21.0", "2.6.0"), ("0.21.0+cu126", "2.6.0"), ("0.15.1", "2.0.0"), ("0.15.2", "2.0.1"), ("0.11.0", "1.10.0"),
      ("0.11.1", "1.10.0"), ("0.11.3", "1.10.2"), ("0.29.1", "2.14.1"), ("0.29.2", "2.15.0"), ("0.28.1", "2.13.1"),
-     ("0.27.1", "2.12.1"), ("0.30.0", None), ("1.0.0", None), ("0.9.0", None), ("x", None), (None, None)],
+     ("0.27.1", "2.12.1"), ("0.30.0", None), ("1.0.0", None), ("0.9.0", "1.8.0"),
+     ("0.8.1", "1.7.0"), ("0.2.2", "1.0.1"), ("0.2.0", None), ("x", None), (None, None)],
 )
 def test_torch_for_torchvision(vision: object, torch: object) -> None:
     assert torch_for_torchvision(vision) == torch  # type: ignore[arg-type]

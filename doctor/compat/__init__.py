@@ -45,7 +45,8 @@ is newer: this rests on its own metadata") and data_line() for reports. publishe
 publishes, rewritten by ``python -m gpudoctor.compat.refresh`` (see refresh.py); pypi.py answers from it.
 
 Also exported: the value types (ArchList, ArchSupport, DriverBranch, DriverRequirement, GpuInfo,
-Pairing, Release, CC), RELEASES (newest first), driver_branch(driver_version),
+Pairing, Release, CC), RELEASES (newest first: what may be recommended, torch 1.9 on), ALL_RELEASES (RELEASES and
+the historic 1.0-1.8 rows that only judge old reports), driver_branch(driver_version),
 bundled_cudnn_info(torch_version, variant) -> (version, Confidence, source), cudnn_version_text(90501)
 -> "9.5.1", normalise_variant("CU126") -> "cu126".
 """
@@ -74,6 +75,7 @@ from gpudoctor.compat.horizon import (
 )
 from gpudoctor.compat.published import DATA_DATE
 from gpudoctor.compat.releases import (
+    ALL_RELEASES,
     RELEASES,
     Pairing,
     Release,
@@ -90,6 +92,7 @@ from gpudoctor.compat.releases import (
 from gpudoctor.compat.wheels import ArchList, default_variant, published_variants, wheel_arch_list
 
 __all__ = [
+    "ALL_RELEASES",
     "CC",
     "DATA_DATE",
     "RELEASES",

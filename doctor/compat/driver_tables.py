@@ -81,6 +81,12 @@ TOOLKIT_DRIVERS: Tuple[ToolkitDriver, ...] = tuple(
         ("10.2.89", "CUDA 10.2.89", "440.33", "441.22"),
         ("10.1.105", "CUDA 10.1 (10.1.105 GA and updates)", "418.39", "418.96"),
         ("10.0.130", "CUDA 10.0.130", "410.48", "411.31"),
+        ("9.2.148", "CUDA 9.2 (9.2.148 Update 1)", "396.37", "398.26"),
+        ("9.2.88", "CUDA 9.2 (9.2.88)", "396.26", "397.44"),
+        ("9.1.85", "CUDA 9.1 (9.1.85)", "390.46", "391.29"),
+        ("9.0.76", "CUDA 9.0 (9.0.76)", "384.81", "385.54"),
+        ("8.0.61", "CUDA 8.0 (8.0.61 GA2)", "375.26", "376.51"),
+        ("8.0.44", "CUDA 8.0 (8.0.44)", "367.48", "369.30"),
     )
 )
 
@@ -99,6 +105,11 @@ class DriverBranch:
 DRIVER_BRANCHES: Tuple[DriverBranch, ...] = tuple(
     DriverBranch(branch, cuda, conf, evidence)
     for branch, cuda, conf, evidence in (
+        (367, "8.0", S, "derived from Table 3 (CUDA 8.0 GA1)"),
+        (375, "8.0", S, "derived from Table 3 (CUDA 8.0 GA2)"),
+        (384, "9.0", S, "derived from Table 3"),
+        (390, "9.1", S, "derived from Table 3"),
+        (396, "9.2", S, "derived from Table 3"),
         (410, "10.0", S, "derived from Table 3"),
         (418, "10.1", S, "derived from Table 3"),
         (440, "10.2", S, "derived from Table 3"),

@@ -68,7 +68,7 @@ def driver_branch(driver_version: Optional[str]) -> Optional[DriverBranch]:
 def driver_cuda_version(driver_version: Optional[str]) -> Optional[str]:
     """The highest CUDA a driver supports ("550.54.14" -> "12.4", "565.57.01" -> "12.7", "551.61" -> "12.4").
 
-    Works for Linux and Windows numbers. Below R410 the answer is None; a driver newer than the newest known
+    Works for Linux and Windows numbers. Below R367 (CUDA 8.0) the answer is None; a driver newer than the newest known
     branch answers that branch's CUDA (a lower bound).
     """
     row = driver_branch(driver_version)
@@ -98,7 +98,7 @@ def toolkit_driver(cuda_version: Optional[str]) -> Optional[ToolkitDriver]:
 def driver_requirement(cuda_version: Optional[str], system: Optional[str] = "Linux") -> Optional[DriverRequirement]:
     """What driver a build made with ``cuda_version`` ("12.6", "12.6.3" or "cu126") needs.
 
-    ``system`` None counts as Linux. None for junk or CUDA older than 10.0.
+    ``system`` None counts as Linux. None for junk or CUDA older than 8.0.
     """
     if variant_cuda(cuda_version) is not None:
         cuda_version = variant_cuda(cuda_version)
@@ -110,17 +110,18 @@ def driver_requirement(cuda_version: Optional[str], system: Optional[str] = "Lin
 @functools.lru_cache(maxsize=256)
 def _requirement(cuda_version: str, os_name: str) -> Optional[DriverRequirement]:
     mm = major_minor(cuda_version)
-    if mm is None or mm[0] < 10:
+    if mm is None or mm[0] < 8:
         return None
     cuda = f"{mm[0]}.{mm[1]}"
     row = toolkit_driver(cuda_version)
     tk_min = None if row is None else (row.windows if os_name == "Windows" else row.linux)
     ptx = "a build that must JIT-compile PTX needs a driver at least as new as the toolkit that made it"
-    if mm[0] == 10:
+    if mm[0] <= 10:
         if tk_min is None:
             return None
         branch = (version_tuple(tk_min) or (0,))[0]
-        note = f"CUDA 10.x has no minor-version compatibility: CUDA {cuda} needs the toolkit driver >= {tk_min}"
+        note = (f"CUDA {mm[0]}.x has no minor-version compatibility: CUDA {cuda} needs the toolkit driver "
+                f">= {tk_min}")
         return DriverRequirement(cuda, os_name, tk_min, branch, tk_min, C, note)
     if mm[0] not in _MINOR_COMPAT:
         return DriverRequirement(cuda, os_name, None, 0, None, U, f"CUDA {cuda} is newer than the known tables")

@@ -19,6 +19,7 @@ from gpudoctor.compat.cc import tokens_from_arch_list
 from gpudoctor.compat.published import INDEX_WHEELS
 from gpudoctor.compat.releases import release_for_torch, split_local_version
 from gpudoctor.compat.wheel_index import variants_from_rows
+from gpudoctor.compat.wheels_history import HISTORIC_ARCH_ROWS
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,7 @@ _ROCM_GFX = {
 
 def _index() -> Dict[Tuple[str, str, str, str], ArchList]:
     table: Dict[Tuple[str, str, str, str], ArchList] = {}
-    for platform, minors, variants, arch, conf, source, note, patch in _ROWS:
+    for platform, minors, variants, arch, conf, source, note, patch in _ROWS + HISTORIC_ARCH_ROWS:
         tokens = tokens_from_arch_list(arch)
         for minor in minors.split():
             for variant in variants.split():

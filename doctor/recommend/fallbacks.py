@@ -100,8 +100,8 @@ def stay_option(chosen: Candidate, target: Machine, current: Optional[str], visi
     public, _ = split_local_version(current or "")
     release = release_for_torch(public)
     pair = pairing(public)
-    if release is None or pair is None or release is chosen.release:
-        return None
+    if release is None or pair is None or release is chosen.release or release.historic:
+        return None  # historic releases judge old pastes; installing one is never advised
     if release.supports_python(target.python) is False:
         return None
     found = candidates(release, target)
