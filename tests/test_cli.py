@@ -18,6 +18,7 @@ from click.testing import CliRunner, Result
 import gpudoctor.probes as probes
 from gpudoctor import registry
 from gpudoctor.errors import UserError
+from gpudoctor.render.common import data_reach
 from gpudoctor.cli import main
 from gpudoctor.facts import EnvFacts, Facts, PlatformFacts
 from gpudoctor.model import Finding, Fix, Severity
@@ -341,7 +342,8 @@ def test_diagnose_json_report_markdown_out(calls: Dict[str, Any], tmp_path: Path
     report_json = tmp_path / "r.json"
     report_json.write_text(run(["check", "--format", "json", "--no-redact"], 0).stdout, encoding="utf-8")
     out = run(["diagnose", str(report_json), "--format", "markdown", "--fail-on", "never"], 0).stdout
-    assert out.splitlines()[2] == "gpudoctor 0.1.0 (facts loaded from a JSON report, 2025-06-01T12:00:00Z, redacted)"
+    assert out.splitlines()[2] == ("gpudoctor 0.1.0 (facts loaded from a JSON report, 2025-06-01T12:00:00Z, redacted; "
+                                   f"{data_reach()})")
 
 
 def _bad_inputs(tmp: Path) -> List[tuple]:

@@ -274,3 +274,12 @@ def test_tracebacks_fold_to_their_last_line_unless_verbose() -> None:
         "See the fix below."
     )
     assert fold_tracebacks("no traceback here") == "no traceback here"
+
+
+def test_every_report_says_how_far_its_compatibility_data_reaches() -> None:
+    from gpudoctor import compat
+
+    reach = f"data to torch {compat.newest_torch()} of {compat.DATA_DATE}"
+    report = Report(facts=Facts())
+    assert reach in render(report, Format.TERMINAL, False).splitlines()[0]
+    assert reach in [line for line in render(report, Format.MARKDOWN, False).splitlines() if line][1]

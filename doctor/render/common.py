@@ -52,8 +52,15 @@ def describe_source(report: Report) -> str:
 
 
 def header(report: Report) -> str:
-    """The first line of every rendering: this gpudoctor's version and the facts' origin."""
-    return f"gpudoctor {__version__} ({describe_source(report)})"
+    """The first line of every rendering: this gpudoctor's version, the facts' origin and how far its data reaches."""
+    return f"gpudoctor {__version__} ({describe_source(report)}; {data_reach()})"
+
+
+def data_reach() -> str:
+    """How far the compatibility data behind the verdicts reaches: "data to torch 2.15.0 of 2026-11-24"."""
+    from gpudoctor.compat.horizon import DATA_DATE, newest_torch
+
+    return f"data to torch {newest_torch()} of {DATA_DATE}"
 
 
 def problems(report: Report) -> List[Finding]:
