@@ -4,13 +4,15 @@ bounds it (NVLink or PCIe as NVML reports them for each rank's GPU); plus the he
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, List, Optional, Tuple
+from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
 
+from gpudoctor.checks.support.words import shell_of
 from gpudoctor.checks.verify_common import XID
 from gpudoctor.facts.distributed import CollectiveResult, DistributedFacts, RankResult
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, need, skip
+from gpudoctor.shell import Shell, join, literal
 
 # GB/s per direction: one NVLink of each NVML version, and one PCIe lane of each generation (after encoding).
 NVLINK_GB_S = {1: 20.0, 2: 25.0, 3: 25.0, 4: 25.0, 5: 50.0}
@@ -56,7 +58,26 @@ def rank_name(r: RankResult) -> str:
     return f"{r.rank} ({known})" if known else str(r.rank)
 
 
-def env_fix(d: DistributedFacts, r: Optional[RankResult]) -> Fix:
+RERUN = ("gpudoctor", "verify", "--distributed")
+
+
+def with_env(facts: Facts, env: Sequence[Tuple[str, str]], argv: Sequence[str] = RERUN) -> str:
+    """A command run with some variables set, in the user's shell: ``A=1 cmd`` (POSIX) or ``$env:A = '1'; cmd``
+    (PowerShell, where the variables stay set in that session). Names and values are constants of the checks."""
+    shell = shell_of(facts)
+    if shell is Shell.POWERSHELL:
+        return "; ".join([*(f"$env:{k} = {literal(v, shell)}" for k, v in env), join(argv, shell)])
+    return " ".join([*(f"{k}={literal(v, shell)}" for k, v in env), join(argv, shell)])
+
+
+def busy_command(facts: Facts) -> str:
+    """What else competes for the CPU on a host, in its shell."""
+    if shell_of(facts) is Shell.POWERSHELL:
+        return "Get-Process | Sort-Object CPU -Descending | Select-Object -First 20"
+    return "top -b -n 1 | head -20"
+
+
+def env_fix(facts: Facts, d: DistributedFacts, r: Optional[RankResult]) -> Fix:
     """What to rerun with, the variables that matter for this backend, and what the failing rank had set."""
     nccl = d.backend != "gloo"
     text = _HINTS_NCCL if nccl else _HINTS_GLOO
@@ -64,8 +85,8 @@ def env_fix(d: DistributedFacts, r: Optional[RankResult]) -> Fix:
         shown = ", ".join(f"{k}={v}" for k, v in r.env if not k.startswith("TORCH_NCCL_ASYNC"))
         if shown:
             text += f" That rank ran with {shown}."
-    commands: Tuple[str, ...] = ("NCCL_DEBUG=INFO gpudoctor verify --distributed",) if nccl else \
-        ("TORCH_DISTRIBUTED_DEBUG=DETAIL gpudoctor verify --distributed",)
+    commands: Tuple[str, ...] = (with_env(facts, [("NCCL_DEBUG", "INFO")]),) if nccl else \
+        (with_env(facts, [("TORCH_DISTRIBUTED_DEBUG", "DETAIL")]),)
     if nccl and r is not None and r.device and r.device.startswith("cuda"):
         commands += (XID,)
     return Fix(text, commands)
@@ -120,7 +141,7 @@ def collective(facts: Facts) -> Iterator[Finding]:
             f"{c.op} of {_size(c.bytes)} over {d.world_size} ranks returned wrong values: {c.error or 'no detail'}",
             detail="observed: values differ from the exact sums every rank should receive; required: exact values "
             "(small whole numbers, exact in fp32). Data was corrupted on a link or in a GPU's memory.",
-            fix=env_fix(d, None),
+            fix=env_fix(facts, d, None),
             evidence=("verify.distributed.collectives",),
         )
     for c in [c for c in rows if not c.supported][:1]:
@@ -144,7 +165,7 @@ def collective(facts: Facts) -> Iterator[Finding]:
                 f"{_size(JUDGED_BYTES)} and more (nccl-tests reach 70-90%). NCCL may have fallen back to a slower "
                 "path (P2P disabled, traffic through host memory or a CPU socket link).",
                 fix=Fix("See the transports NCCL picks and the GPU topology.",
-                        ("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH gpudoctor verify --distributed",
+                        (with_env(facts, [("NCCL_DEBUG", "INFO"), ("NCCL_DEBUG_SUBSYS", "INIT,GRAPH")]),
                          "nvidia-smi topo -m")),
                 evidence=("verify.distributed.collectives", "verify.distributed.ranks"),
             )

@@ -10,7 +10,7 @@ from collections import Counter
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from gpudoctor.checks.verify_collective import CHECKS as COLLECTIVE_CHECKS
-from gpudoctor.checks.verify_collective import dist_facts, env_fix, rank_name, ranks_text
+from gpudoctor.checks.verify_collective import busy_command, dist_facts, env_fix, rank_name, ranks_text, with_env
 from gpudoctor.checks.verify_pairs import pair_findings, ratio_for
 from gpudoctor.facts.distributed import DistributedFacts, RankResult
 from gpudoctor.facts import Facts
@@ -41,7 +41,7 @@ def rank_failed(facts: Facts) -> Iterator[Finding]:
             f"The distributed run did not get going: {d.error}",
             detail="observed: no rank reported a result; required: torchrun starts every rank and they meet at "
             f"{d.master or 'the rendezvous address'}.",
-            fix=env_fix(d, None),
+            fix=env_fix(facts, d, None),
             evidence=("verify.distributed.error",),
         )
         return
@@ -77,7 +77,7 @@ def rank_failed(facts: Facts) -> Iterator[Finding]:
             + (f": {r.error}" if r.error else ""),
             detail=f"observed: status {r.status}" + (f" in step {r.stage}" if r.stage else "")
             + f"; required: every rank finishes each step within {d.timeout_s or 0:g} s.{others}",
-            fix=env_fix(d, r),
+            fix=env_fix(facts, d, r),
             evidence=("verify.distributed.ranks",),
         )
 
@@ -160,14 +160,14 @@ def straggler(facts: Facts) -> Iterator[Finding]:
     timed = [r for r in d.ranks if r.work_seconds]
     if len(timed) < 2:
         raise skip("fewer than two ranks timed the fixed workload")
-    links = list(pair_findings(d))
+    links = list(pair_findings(facts, d))
     yield from links
     slow = stragglers(d.ranks)
     for r, ratio, median in slow:
         gpu = r.device is not None and r.device.startswith("cuda")
         commands = ("nvidia-smi -q -d PERFORMANCE,CLOCK,TEMPERATURE",
                     "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv") if gpu else \
-            ("top -b -n 1 | head -20",)
+            (busy_command(facts),)
         yield Finding(
             "verify.straggler",
             Severity.WARNING,
@@ -196,7 +196,7 @@ def ddp_parity(facts: Facts) -> Iterator[Finding]:
     if t.error or t.max_rel_diff is None or t.tolerance is None:
         yield Finding("verify.ddp-failed", Severity.ERROR, f"The DDP training did not finish: {t.error or 'no result'}",
                       detail="observed: no loss curve from every rank; required: every rank trains each step.",
-                      fix=env_fix(d, None), evidence=("verify.distributed.training",))
+                      fix=env_fix(facts, d, None), evidence=("verify.distributed.training",))
         return
     speed = ""
     if t.samples_per_s and t.single_samples_per_s and t.scaling_efficiency is not None:
@@ -219,7 +219,7 @@ def ddp_parity(facts: Facts) -> Iterator[Finding]:
             "Gradients were lost, doubled or corrupted on the way between ranks." + speed,
             fix=Fix("Look for wrong collectives (verify.collective) and rank drift (verify.rank-drift); rerun with "
                     "NCCL_DEBUG=INFO to see the transports NCCL chose.",
-                    ("NCCL_DEBUG=INFO gpudoctor verify --distributed",)),
+                    (with_env(facts, [("NCCL_DEBUG", "INFO")]),)),
             evidence=("verify.distributed.training",),
         )
         return

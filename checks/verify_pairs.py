@@ -7,8 +7,9 @@ from __future__ import annotations
 import statistics
 from typing import Dict, Iterator, List, Sequence, Tuple
 
-from gpudoctor.checks.verify_collective import rank_name
+from gpudoctor.checks.verify_collective import busy_command, rank_name
 from gpudoctor.facts.distributed import DistributedFacts, RankResult
+from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 
 # A rank (or pair) this many times slower than the median of the others is named; a healthy group stays within a
@@ -61,15 +62,15 @@ def slow_pairs(d: DistributedFacts, rates: Dict[Pair, float], skip: Sequence[int
     return found
 
 
-def _fix(gpu: bool) -> Fix:
+def _fix(facts: Facts, gpu: bool) -> Fix:
     if gpu:
         return Fix("See how the GPUs are connected and whether NCCL uses a slower path for these; run nccl-tests' "
                    "sendrecv_perf between the two GPUs to confirm.", ("nvidia-smi topo -m",
                                                                      "nvidia-smi -q -d PERFORMANCE,CLOCK"))
-    return Fix("On that host, see what else competes for the CPU and the network.", ("top -b -n 1 | head -20",))
+    return Fix("On that host, see what else competes for the CPU and the network.", (busy_command(facts),))
 
 
-def pair_findings(d: DistributedFacts) -> Iterator[Finding]:
+def pair_findings(facts: Facts, d: DistributedFacts) -> Iterator[Finding]:
     """Findings for slow ranks and slow pairs in the pairwise exchanges (none with fewer than three pairs)."""
     rates = pair_rates(d)
     if len(rates) < 3:
@@ -83,7 +84,7 @@ def pair_findings(d: DistributedFacts) -> Iterator[Finding]:
             "without it",
             detail=f"observed: {ratio:.1f}x; required: under {ratio_for(r):g}x. Every pair it is part of is slow and "
             "the others are not, so its GPU, its link or its host is at fault, not the fabric as a whole.",
-            fix=_fix(gpu),
+            fix=_fix(facts, gpu),
             evidence=("verify.distributed.ranks",),
         )
     named = [r.rank for r, _ in slow_ranks(d, rates)]
@@ -96,6 +97,6 @@ def pair_findings(d: DistributedFacts) -> Iterator[Finding]:
             f"({rates[(a, b)]:.3g} GB/s per direction)",
             detail=f"observed: {ratio:.1f}x; required: under {ratio_for(by_rank[a]):g}x. Only this pair is slow: the "
             "path between these two GPUs or hosts (a PCIe switch, a CPU socket link, a cable) is at fault.",
-            fix=_fix((by_rank[a].device or "").startswith("cuda")),
+            fix=_fix(facts, (by_rank[a].device or "").startswith("cuda")),
             evidence=("verify.distributed.ranks",),
         )
