@@ -46,3 +46,26 @@ def test_fix_commands_are_written_for_the_targets_shell() -> None:
     for f in _findings(_windows(_load("rank_lost"))) + _findings(_windows(_load("straggler_gpu"))):
         for command in f.fix.commands if f.fix else ():
             assert "top -b" not in command and not command.startswith(("NCCL_", "TORCH_DISTRIBUTED"))
+
+
+def test_redaction_names_every_ranks_host_as_a_node() -> None:
+    from gpudoctor.redact import Identity, redact
+
+    facts = _load("two_nodes")
+    assert facts.verify is not None and facts.verify.distributed is not None
+    ranks = list(facts.verify.distributed.ranks)
+    ranks[8] = dataclasses.replace(ranks[8], host="N002.cluster.example.org",
+                                   error="connection to n002.cluster.example.org:29500 and n001 was reset")
+    ranks[0] = dataclasses.replace(ranks[0], host="vm")  # too short to replace in text, but the field is a host
+    dist = dataclasses.replace(facts.verify.distributed, ranks=tuple(ranks))
+    facts = dataclasses.replace(facts, verify=dataclasses.replace(facts.verify, distributed=dist))
+    out = redact(facts, Identity(hosts=("n001",)))
+    assert out.verify is not None and out.verify.distributed is not None
+    hosts = [r.host for r in out.verify.distributed.ranks]
+    assert hosts == ["node-1"] + ["node-2"] * 7 + ["node-3"] * 8
+    assert out.verify.distributed.ranks[8].error == "connection to node-3:29500 and node-2 was reset"
+    text = out.to_json()
+    assert "n001" not in text and "n002" not in text.lower() and "example.org" not in text
+    findings = _findings(out)
+    drift_free = [f for f in findings if f.severity.value in ("warning", "error")]
+    assert not drift_free, [f.summary for f in drift_free]
