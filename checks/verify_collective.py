@@ -1,14 +1,15 @@
 """verify.collective: every collective returned exact values, and how its bandwidth compares with the link that
-bounds it (NVLink or PCIe as NVML reports them for each rank's GPU); plus the helpers the distributed checks share.
+bounds it (NVLink or PCIe as NVML reports them for each rank's GPU; across nodes the slowest active InfiniBand/RoCE
+port that /sys/class/infiniband shows); plus the helpers the distributed checks share.
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from gpudoctor.checks.support.words import shell_of
 from gpudoctor.checks.verify_common import XID
-from gpudoctor.facts.distributed import CollectiveResult, DistributedFacts, RankResult
+from gpudoctor.facts.distributed import CollectiveResult, DistributedFacts, NetPort, RankResult
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, need, skip
@@ -99,7 +100,7 @@ def link_bound(d: DistributedFacts, gpus: Tuple[Gpu, ...] = ()) -> Tuple[Optiona
     if d.backend == "gloo":
         return None, "on gloo (CPU) no GPU link bounds these numbers: they measure host memory and local sockets"
     if (d.nodes or 1) > 1:
-        return None, "across nodes the network bounds them, and gpudoctor does not read its rate yet"
+        return network_bound(d)
     nvlink = [r.nvlink_links * NVLINK_GB_S.get(r.nvlink_version or 0, 25.0) for r in d.ranks if r.nvlink_links]
     if nvlink and len(nvlink) == len(d.ranks):
         worst = min(d.ranks, key=lambda r: (r.nvlink_links or 0) * NVLINK_GB_S.get(r.nvlink_version or 0, 25.0))
@@ -115,6 +116,35 @@ def link_bound(d: DistributedFacts, gpus: Tuple[Gpu, ...] = ()) -> Tuple[Optiona
         bound, g = min(known, key=lambda item: item[0])
         return bound, f"PCIe gen {g.pcie_gen_current} x{g.pcie_width_current} (GPU {g.index}, the narrowest)"
     return None, "NVML did not report the GPUs' links, so no link bound is known"
+
+
+def _node(r: RankResult) -> Tuple[Optional[str], Optional[int]]:
+    return r.host, r.node_rank
+
+
+def network_bound(d: DistributedFacts) -> Tuple[Optional[float], str]:
+    """Across nodes: the slowest active InfiniBand/RoCE port of the slowest node (GB/s), or None and why."""
+    nodes = {_node(r): r for r in sorted(d.ranks, key=lambda r: r.rank)}
+    active: Dict[Tuple[Optional[str], Optional[int]], List[NetPort]] = {}
+    for r in d.ranks:
+        ports = [p for p in r.ib_ports if p.rate_gbit_s and "ACTIVE" in (p.state or "").upper()]
+        if ports:
+            active.setdefault(_node(r), []).extend(ports)
+    if not active:
+        return None, ("across nodes the network bounds them, and no node has an active InfiniBand/RoCE port: the "
+                      "inter-node link is unknown (TCP sockets)")
+    missing = [key for key in nodes if key not in active]
+    if missing:
+        return None, (f"across nodes the network bounds them, and host {missing[0][0] or '?'} has no active "
+                      "InfiniBand/RoCE port: the inter-node link is unknown there (TCP sockets)")
+    # NCCL spreads the traffic over every active port of a node (one rail per GPU), each at the slowest one's pace
+    per_node = [(len(ports) * (worst.rate_gbit_s or 0.0) / 8, worst, len(ports), key)
+                for key, ports in active.items() for worst in [min(ports, key=lambda p: p.rate_gbit_s or 0.0)]]
+    bound, port, count, key = min(per_node, key=lambda item: item[0])
+    kind = "RoCE" if (port.link_layer or "").lower() == "ethernet" else "InfiniBand"
+    rate = port.rate or f"{port.rate_gbit_s:g} Gb/sec"
+    ports_text = f"{count} active ports of host {key[0] or '?'}, the slowest" if count > 1 else f"host {key[0] or '?'}'s"
+    return bound, f"{kind} ({ports_text} {port.device} port {port.port} at {rate})"
 
 
 def _peak(rows: List[CollectiveResult], op: str) -> Optional[CollectiveResult]:
@@ -162,11 +192,15 @@ def collective(facts: Facts) -> Iterator[Finding]:
                 Severity.WARNING,
                 f"Collectives run far below the link that bounds them: {where}",
                 detail=f"observed: {share:.0%} of the bound; required: at least {SLOW_SHARE:.0%} at payloads of "
-                f"{_size(JUDGED_BYTES)} and more (nccl-tests reach 70-90%). NCCL may have fallen back to a slower "
-                "path (P2P disabled, traffic through host memory or a CPU socket link).",
-                fix=Fix("See the transports NCCL picks and the GPU topology.",
+                f"{_size(JUDGED_BYTES)} and more (nccl-tests reach 70-90%). " + (
+                    "NCCL may have fallen back to TCP sockets instead of InfiniBand/RoCE (NCCL_IB_DISABLE set, "
+                    "NCCL_SOCKET_IFNAME or NCCL_IB_HCA naming the wrong interface) or share the port with other "
+                    "traffic." if (d.nodes or 1) > 1 else "NCCL may have fallen back to a slower path (P2P "
+                    "disabled, traffic through host memory or a CPU socket link)."),
+                fix=Fix("See the transports NCCL picks, and " + ("the state and rate of each node's InfiniBand/RoCE "
+                        "ports." if (d.nodes or 1) > 1 else "the GPU topology."),
                         (with_env(facts, [("NCCL_DEBUG", "INFO"), ("NCCL_DEBUG_SUBSYS", "INIT,GRAPH")]),
-                         "nvidia-smi topo -m")),
+                         "ibstat" if (d.nodes or 1) > 1 else "nvidia-smi topo -m")),
                 evidence=("verify.distributed.collectives", "verify.distributed.ranks"),
             )
             return

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import List
+from typing import Dict, List, Tuple
 
 from gpudoctor.checks.verify_collective import busy_command
 from gpudoctor.checks.verify_distributed import CHECKS
+from gpudoctor.checks.verify_pairs import pair_path
 from gpudoctor.facts import Facts
+from gpudoctor.facts.distributed import GpuLink, NetPort, RankResult
 from gpudoctor.model import Finding
 from gpudoctor.registry import Catalogue
 from gpudoctor.runner import run_checks
+from gpudoctor.trainers import dist_gather, dist_links
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "distributed"
 
@@ -69,3 +72,144 @@ def test_redaction_names_every_ranks_host_as_a_node() -> None:
     findings = _findings(out)
     drift_free = [f for f in findings if f.severity.value in ("warning", "error")]
     assert not drift_free, [f.summary for f in drift_free]
+
+
+def _ports(tmp: Path, ports: Dict[str, Tuple[str, str, str]]) -> Path:
+    """A fake /sys/class/infiniband: device/port -> (rate, state, link_layer)."""
+    for where, (rate, state, layer) in ports.items():
+        device, port = where.split("/")
+        folder = tmp / device / "ports" / port
+        folder.mkdir(parents=True)
+        for name, text in (("rate", rate), ("state", state), ("link_layer", layer)):
+            (folder / name).write_text(text + "\n", encoding="utf-8")
+    return tmp
+
+
+def test_infiniband_and_roce_ports_are_read_from_sysfs(tmp_path: Path) -> None:
+    root = _ports(tmp_path, {"mlx5_0/1": ("100 Gb/sec (4X EDR)", "4: ACTIVE", "InfiniBand"),
+                             "mlx5_1/1": ("25 Gb/sec (1X EDR)", "1: DOWN", "InfiniBand"),
+                             "mlx5_2/1": ("200 Gb/sec (4X HDR)", "4: ACTIVE", "Ethernet")})
+    (root / "mlx5_0" / "ports" / "lid").mkdir()  # not a port number: ignored
+    (root / "stray").write_text("not a device", encoding="utf-8")
+    found = dist_links.ib_ports(str(root))
+    assert [(p["device"], p["port"], p["rate_gbit_s"], p["state"], p["link_layer"]) for p in found] == [
+        ("mlx5_0", 1, 100.0, "4: ACTIVE", "InfiniBand"), ("mlx5_1", 1, 25.0, "1: DOWN", "InfiniBand"),
+        ("mlx5_2", 1, 200.0, "4: ACTIVE", "Ethernet")]
+    assert found[0]["rate"] == "100 Gb/sec (4X EDR)"
+    assert dist_links.ib_ports(str(tmp_path / "absent")) == []
+    assert dist_links.rate_gbit("garbage") is None and dist_links.rate_gbit("2.5 Gb/sec (1X SDR)") == 2.5
+    row = dist_gather._rank_row({"rank": 0, "ib_ports": found})
+    assert row["ib_ports"][2] == {"device": "mlx5_2", "port": 1, "rate": "200 Gb/sec (4X HDR)",
+                                  "rate_gbit_s": 200.0, "state": "4: ACTIVE", "link_layer": "Ethernet"}
+
+
+def _with_ports(facts: Facts, by_host: Dict[str, Tuple[NetPort, ...]]) -> Facts:
+    assert facts.verify is not None and facts.verify.distributed is not None
+    dist = facts.verify.distributed
+    ranks = tuple(dataclasses.replace(r, ib_ports=by_host.get(r.host or "", ())) if r.local_rank == 0 else r
+                  for r in dist.ranks)
+    return dataclasses.replace(facts, verify=dataclasses.replace(
+        facts.verify, distributed=dataclasses.replace(dist, ranks=ranks)))
+
+
+def _port(device: str, gbit: float, state: str = "4: ACTIVE", layer: str = "InfiniBand") -> NetPort:
+    return NetPort(device=device, port=1, rate=f"{gbit:g} Gb/sec (4X)", rate_gbit_s=gbit, state=state,
+                   link_layer=layer)
+
+
+def test_collectives_across_nodes_are_judged_against_the_slowest_nodes_ports() -> None:
+    two = _load("two_nodes")  # all_reduce busbw 40 GB/s at 256 MiB over 2 nodes
+    rails = tuple(_port(f"mlx5_{i}", 200) for i in range(4))
+    degraded = tuple(_port(f"mlx5_{i}", 100 if i == 3 else 200) for i in range(4)) + (_port("mlx5_9", 400, "1: DOWN"),)
+    facts = _with_ports(two, {"n001": rails, "n002": degraded})
+    ok = next(f for f in _findings(facts) if f.code == "verify.collective-ok")
+    assert "is 80% of InfiniBand (4 active ports of host n002, the slowest mlx5_3 port 1 at 100 Gb/sec (4X))'s " \
+           "50 GB/s" in ok.summary
+    fast = tuple(_port(f"mlx5_{i}", 400, layer="Ethernet") for i in range(8))
+    slow = next(f for f in _findings(_with_ports(two, {"n001": fast, "n002": fast})) if f.code ==
+                "verify.collective-slow")
+    assert "10% of RoCE (8 active ports of host n001" in slow.summary and "TCP sockets" in slow.detail
+    assert slow.fix is not None and "ibstat" in slow.fix.commands
+    one_missing = next(f for f in _findings(_with_ports(two, {"n001": rails, "n002": (_port("mlx5_0", 200, "1: DOWN"),)}))
+                       if f.code == "verify.collective-ok")
+    assert "host n002 has no active InfiniBand/RoCE port: the inter-node link is unknown there (TCP sockets)" in \
+        one_missing.summary
+    nothing = next(f for f in _findings(two) if f.code == "verify.collective-ok")
+    assert "no node has an active InfiniBand/RoCE port: the inter-node link is unknown (TCP sockets)" in nothing.summary
+
+
+class FakeNvml:
+    """Four GPUs: 0 and 1 joined by two NVLinks, 0-2 under one NUMA node, 0-3 across the CPU interconnect;
+    the GPU at index 2 has no NVLinks at all (its link calls raise, as NVML does)."""
+
+    LEVELS = {(0, 1): 10, (0, 2): 40, (0, 3): 50, (1, 2): 50, (1, 3): 50, (2, 3): 20}
+
+    class Pci:
+        def __init__(self, bus: bytes) -> None:
+            self.busId = bus
+
+    def nvmlDeviceGetCount(self) -> int:
+        return 4
+
+    def nvmlDeviceGetHandleByIndex(self, index: int) -> int:
+        return index
+
+    def nvmlDeviceGetUUID(self, handle: int) -> bytes:
+        return f"GPU-{handle}".encode()
+
+    def nvmlDeviceGetPciInfo(self, handle: int) -> "FakeNvml.Pci":
+        return self.Pci(f"00000000:{handle + 0x17:02X}:00.0".encode())
+
+    def nvmlDeviceGetTopologyCommonAncestor(self, a: int, b: int) -> int:
+        return self.LEVELS[(min(a, b), max(a, b))]
+
+    def nvmlDeviceGetNvLinkState(self, handle: int, link: int) -> int:
+        if handle == 2 or link >= 4:
+            raise RuntimeError("NVML_ERROR_NOT_SUPPORTED")
+        return 1 if link < 3 else 0
+
+    def nvmlDeviceGetNvLinkRemotePciInfo(self, handle: int, link: int) -> "FakeNvml.Pci":
+        peer = {0: 1, 1: 0}.get(handle, 3) if link < 2 else 3 - handle if handle < 2 else 2
+        return self.Pci(f"0000:{peer + 0x17:02X}:00.0".encode())  # the short domain NVLink reports
+
+
+def test_topology_names_each_peers_path_like_nvidia_smi_topo() -> None:
+    rows = dist_links.topology(FakeNvml(), "GPU-0")
+    # the third link of GPU 0 goes to GPU 3: NV1 beats the SYS path between them
+    assert rows == [{"peer_uuid": "GPU-1", "level": "NV2", "nvlinks": 2},
+                    {"peer_uuid": "GPU-2", "level": "NODE", "nvlinks": 0},
+                    {"peer_uuid": "GPU-3", "level": "NV1", "nvlinks": 1}]
+    assert dist_links.topology(FakeNvml(), "GPU-2") == [
+        {"peer_uuid": "GPU-0", "level": "NODE", "nvlinks": 0}, {"peer_uuid": "GPU-1", "level": "SYS", "nvlinks": 0},
+        {"peer_uuid": "GPU-3", "level": "PXB", "nvlinks": 0}]
+    assert dist_links.topology(FakeNvml(), "GPU-missing") == [] and dist_links.topology(object(), "GPU-0") == []
+    row = dist_gather._rank_row({"rank": 0, "topology": rows})
+    assert row["topology"][0] == {"peer_uuid": "GPU-1", "level": "NV2", "nvlinks": 2}
+
+
+def _with_topology(facts: Facts, rank: int, links: Tuple[GpuLink, ...]) -> Facts:
+    assert facts.verify is not None and facts.verify.distributed is not None
+    dist = facts.verify.distributed
+    ranks = tuple(dataclasses.replace(r, topology=links) if r.rank == rank else r for r in dist.ranks)
+    return dataclasses.replace(facts, verify=dataclasses.replace(
+        facts.verify, distributed=dataclasses.replace(dist, ranks=ranks)))
+
+
+def test_a_slow_pair_names_the_path_between_its_gpus() -> None:
+    base = _load("slow_pair_gpu")  # ranks 1 and 3 (cuda:1, cuda:3 on n001) are the slow pair
+    uuid = "GPU-00000000-0000-0000-0000-00000000000"
+    sys_path = _with_topology(base, 3, (GpuLink(peer_uuid=uuid + "1", level="SYS"),
+                                        GpuLink(peer_uuid=uuid + "0", level="PIX")))
+    pair = next(f for f in _findings(sys_path) if f.code == "verify.slow-pair")
+    assert pair.summary.endswith("; GPU 1 <-> GPU 3: SYS (crosses the CPU interconnect between NUMA nodes)")
+    assert pair.fix is not None and "nvidia-smi topo -m" in pair.fix.commands
+    nvlink = _with_topology(base, 1, (GpuLink(peer_uuid=uuid + "3", level="NV4", nvlinks=4),))
+    pair = next(f for f in _findings(nvlink) if f.code == "verify.slow-pair")
+    assert pair.summary.endswith("GPU 1 <-> GPU 3: NV4 (4 NVLinks: it should be the fastest pair)")
+    unread = next(f for f in _findings(base) if f.code == "verify.slow-pair")
+    assert unread.summary.endswith("the GPU topology was not read (NVML was not available to the ranks)")
+    cpu = RankResult(rank=0, device="cpu")
+    assert pair_path(cpu, RankResult(rank=1, device="cpu")) == "CPU ranks: no GPU topology applies"
+    other = pair_path(RankResult(rank=0, device="cuda:0", host="a1", node_rank=0),
+                      RankResult(rank=9, device="cuda:1", host="b2", node_rank=1))
+    assert other == "on different nodes (a1 and b2): the network joins them"

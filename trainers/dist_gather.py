@@ -163,6 +163,8 @@ def assemble(ranks: List[Dict[str, Any]], world: int, common: Dict[str, Any],
 _RANK_KEYS = ("rank", "local_rank", "node_rank", "host", "pid", "device", "gpu_uuid", "gpu_name", "status", "error",
               "stage", "python_version", "torch_version", "cuda_build", "nccl_version", "driver_version", "env",
               "smoke_ok", "smoke_error", "work_seconds", "pcie_gen", "pcie_width", "nvlink_links", "nvlink_version")
+_PORT_KEYS = ("device", "port", "rate", "rate_gbit_s", "state", "link_layer")
+_LINK_KEYS = ("peer_uuid", "level", "nvlinks")
 
 
 def _rank_row(rank: Dict[str, Any]) -> Dict[str, Any]:
@@ -178,6 +180,10 @@ def _rank_row(rank: Dict[str, Any]) -> Dict[str, Any]:
         {k: c.get(k) for k in ("peer", "bytes", "seconds", "correct", "error") if c.get(k) is not None}
         for c in rank.get("pairs") or [] if isinstance(c, dict)
     ]
+    for key, keys in (("ib_ports", _PORT_KEYS), ("topology", _LINK_KEYS)):
+        items = rank.get(key)
+        if isinstance(items, list) and items:
+            row[key] = [{k: c.get(k) for k in keys if c.get(k) is not None} for c in items if isinstance(c, dict)]
     ddp = rank.get("ddp")
     if isinstance(ddp, dict) and ddp.get("seconds") is not None:
         row["ddp_seconds"] = ddp["seconds"]
