@@ -12,7 +12,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 from gpudoctor.checks.verify_collective import CHECKS as COLLECTIVE_CHECKS
 from gpudoctor.checks.verify_collective import busy_command, dist_facts, env_fix, rank_name, ranks_text, with_env
 from gpudoctor.checks.verify_pairs import pair_findings, ratio_for
-from gpudoctor.facts.distributed import DistributedFacts, RankResult
+from gpudoctor.facts.distributed import DistributedFacts, RankResult, TrainingResult
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, skip
@@ -190,13 +190,22 @@ def straggler(facts: Facts) -> Iterator[Finding]:
 @check("verify.ddp-parity", "DDP over all ranks follows one process's loss curve")
 def ddp_parity(facts: Facts) -> Iterator[Finding]:
     d = dist_facts(facts)
-    t = d.training
-    if t is None:
+    runs = [t for t in (d.training, d.training_cnn) if t is not None]
+    if not runs:
         raise skip("no DDP training result: the ranks stopped before it (see verify.rank-failed)")
+    for t in runs:
+        yield from _parity(facts, d, t)
+
+
+def _parity(facts: Facts, d: DistributedFacts, t: TrainingResult) -> Iterator[Finding]:
+    """One model's DDP run against one process's."""
+    model = (t.model or "model").upper()
+    evidence = ("verify.distributed.training_cnn" if t.model == "cnn" else "verify.distributed.training",)
     if t.error or t.max_rel_diff is None or t.tolerance is None:
-        yield Finding("verify.ddp-failed", Severity.ERROR, f"The DDP training did not finish: {t.error or 'no result'}",
+        yield Finding("verify.ddp-failed", Severity.ERROR,
+                      f"The DDP training of the {model} did not finish: {t.error or 'no result'}",
                       detail="observed: no loss curve from every rank; required: every rank trains each step.",
-                      fix=env_fix(facts, d, None), evidence=("verify.distributed.training",))
+                      fix=env_fix(facts, d, None), evidence=evidence)
         return
     speed = ""
     if t.samples_per_s and t.single_samples_per_s and t.scaling_efficiency is not None:
@@ -213,22 +222,23 @@ def ddp_parity(facts: Facts) -> Iterator[Finding]:
         yield Finding(
             "verify.ddp-parity",
             Severity.ERROR,
-            f"DDP over {d.world_size} ranks does not follow one process over the same batch: the loss differs by "
+            f"DDP of the {model} over {d.world_size} ranks does not follow one process over the same batch: the loss "
+            "differs by "
             f"{t.max_rel_diff:.3g} (tolerance {t.tolerance:g}){where}",
             detail=f"observed: {seen}; required: within {t.tolerance:g}, what summation order alone explains. "
             "Gradients were lost, doubled or corrupted on the way between ranks." + speed,
             fix=Fix("Look for wrong collectives (verify.collective) and rank drift (verify.rank-drift); rerun with "
                     "NCCL_DEBUG=INFO to see the transports NCCL chose.",
                     (with_env(facts, [("NCCL_DEBUG", "INFO")]),)),
-            evidence=("verify.distributed.training",),
+            evidence=evidence,
         )
         return
     yield Finding(
         "verify.ddp-parity-ok",
         Severity.INFO,
-        f"DDP of the {t.model.upper()} over {d.world_size} ranks follows one process over the same global batch of "
+        f"DDP of the {model} over {d.world_size} ranks follows one process over the same global batch of "
         f"{t.global_batch}: within {t.max_rel_diff:.2g} over {t.steps} steps (tolerance {t.tolerance:g}).{speed}",
-        evidence=("verify.distributed.training",),
+        evidence=evidence,
     )
 
 

@@ -1,5 +1,6 @@
 """verify --distributed beyond the GPU links: fix commands in the user's shell, the network between nodes
-(InfiniBand/RoCE rates from sysfs), the topology between local GPUs, and redaction of every rank's host."""
+(InfiniBand/RoCE rates from sysfs), the topology between local GPUs, redaction of every rank's host, and the CNN's
+DDP parity judged beside the FNN's."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from gpudoctor.facts.distributed import GpuLink, NetPort, RankResult
 from gpudoctor.model import Finding
 from gpudoctor.registry import Catalogue
 from gpudoctor.runner import run_checks
-from gpudoctor.trainers import dist_gather, dist_links
+from gpudoctor.trainers import dist_ddp, dist_gather, dist_links
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "distributed"
 
@@ -213,3 +214,36 @@ def test_a_slow_pair_names_the_path_between_its_gpus() -> None:
     other = pair_path(RankResult(rank=0, device="cuda:0", host="a1", node_rank=0),
                       RankResult(rank=9, device="cuda:1", host="b2", node_rank=1))
     assert other == "on different nodes (a1 and b2): the network joins them"
+
+
+def test_the_cnns_ddp_run_is_judged_beside_the_fnns() -> None:
+    facts = _load("clean_gloo")
+    assert facts.verify is not None and facts.verify.distributed is not None and facts.verify.distributed.training
+    fnn = facts.verify.distributed.training
+    cnn = dataclasses.replace(fnn, model="cnn", steps=2, losses=(2.3, 2.0), reference_losses=(2.3, 2.2),
+                              max_rel_diff=0.2 / 2.2)
+    dist = dataclasses.replace(facts.verify.distributed, training_cnn=cnn)
+    found = _findings(dataclasses.replace(facts, verify=dataclasses.replace(facts.verify, distributed=dist)))
+    ok = [f.summary for f in found if f.code == "verify.ddp-parity-ok"]
+    assert len(ok) == 1 and ok[0].startswith("DDP of the FNN over 2 ranks follows one process")
+    bad = next(f for f in found if f.code == "verify.ddp-parity")
+    assert bad.summary.startswith("DDP of the CNN over 2 ranks does not follow one process over the same batch")
+    assert "first at step 2" in bad.summary and "mean loss 2 against 2.2 at step 2" in bad.detail
+    failed = dataclasses.replace(dist, training_cnn=dataclasses.replace(cnn, error="not every rank finished"))
+    found = _findings(dataclasses.replace(facts, verify=dataclasses.replace(facts.verify, distributed=failed)))
+    assert any(f.summary == "The DDP training of the CNN did not finish: not every rank finished" for f in found)
+
+
+def test_ddp_keys_and_the_cnns_inputs() -> None:
+    import torch
+
+    assert dist_gather.ddp_key("fnn") == "ddp" and dist_gather.ddp_key("cnn") == "ddp_cnn"
+    assert dist_ddp.steps_for("cnn", 20) == dist_ddp.CNN_STEPS and dist_ddp.steps_for("fnn", 20) == 20
+    ref = dist_ddp.reference(torch, torch.device("cpu"), 3, 4, 2, "cnn")
+    assert len(ref["losses"]) == 3 and ref["losses"][-1] < ref["losses"][0]
+    rows = [{"rank": r, "ddp": {"losses": [1.0], "seconds": 1.0, "batch": 4},
+             "ddp_cnn": {"losses": [2.0], "seconds": 1.0, "batch": 4}} for r in range(2)]
+    section = dist_gather.assemble(rows, 2, {}, {"fnn": {"losses": [1.0], "single_seconds": 1.0},
+                                                 "cnn": {"losses": [2.0], "single_seconds": 1.0}})
+    assert section["training"]["model"] == "fnn" and section["training_cnn"]["model"] == "cnn"
+    assert section["training_cnn"]["max_rel_diff"] == 0.0

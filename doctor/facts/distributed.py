@@ -101,9 +101,9 @@ class RankResult:
 
 @dataclass(frozen=True)
 class TrainingResult:
-    """DDP of the reference FNN over all ranks against one process over the same global batch."""
+    """DDP of a reference model over all ranks against one process over the same global batch."""
 
-    model: str = ""
+    model: str = ""  # fnn | cnn
     steps: Optional[int] = None
     batch_per_rank: Optional[int] = None
     global_batch: Optional[int] = None
@@ -130,5 +130,6 @@ class DistributedFacts:
     max_bytes: Optional[int] = None
     ranks: Tuple[RankResult, ...] = ()
     collectives: Tuple[CollectiveResult, ...] = ()
-    training: Optional[TrainingResult] = None
+    training: Optional[TrainingResult] = None  # the FNN
+    training_cnn: Optional[TrainingResult] = None  # the CNN
     error: Optional[str] = None  # the run itself failed (launcher, rendezvous)
