@@ -47,8 +47,8 @@ def take(opts: Dict[str, Any]) -> Dict[str, Any]:
 
     chosen = {name: opts.pop(name, None) for name in _OPTIONS}
     if not chosen["distributed"]:
-        used = [f"--{name.replace('_', '-')}" for name in ("nproc_per_node", "worker_only", "max_bytes")
-                if chosen.get(name) is not None and chosen.get(name) is not False]
+        flags = {"nproc_per_node": "--nproc-per-node", "worker_only": "--worker-only", "max_bytes": "--max-bytes"}
+        used = [flag for name, flag in flags.items() if chosen.get(name) is not None and chosen.get(name) is not False]
         if used:
             raise DistributedInputError(f"{', '.join(used)} only apply with --distributed")
     return chosen
