@@ -1,16 +1,19 @@
 """verify.collective: every collective returned exact values, and how its bandwidth compares with the link that
-bounds it (NVLink or PCIe as NVML reports them for each rank's GPU); plus the helpers the distributed checks share.
+bounds it (NVLink or PCIe as NVML reports them for each rank's GPU; across nodes the slowest active InfiniBand/RoCE
+port that /sys/class/infiniband shows); plus the helpers the distributed checks share.
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from gpudoctor.checks.support.verify_common import XID
-from gpudoctor.facts.distributed import CollectiveResult, DistributedFacts, RankResult
+from gpudoctor.checks.support.words import shell_of
+from gpudoctor.facts.distributed import CollectiveResult, DistributedFacts, NetPort, RankResult
 from gpudoctor.facts import Facts, Gpu
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, need, skip
+from gpudoctor.shell import Shell, join, literal
 
 # GB/s per direction: one NVLink of each NVML version, and one PCIe lane of each generation (after encoding).
 NVLINK_GB_S = {1: 20.0, 2: 25.0, 3: 25.0, 4: 25.0, 5: 50.0}
@@ -56,7 +59,26 @@ def rank_name(r: RankResult) -> str:
     return f"{r.rank} ({known})" if known else str(r.rank)
 
 
-def env_fix(d: DistributedFacts, r: Optional[RankResult]) -> Fix:
+RERUN = ("gpudoctor", "verify", "--distributed")
+
+
+def with_env(facts: Facts, env: Sequence[Tuple[str, str]], argv: Sequence[str] = RERUN) -> str:
+    """A command run with some variables set, in the user's shell: ``A=1 cmd`` (POSIX) or ``$env:A = '1'; cmd``
+    (PowerShell, where the variables stay set in that session). Names and values are constants of the checks."""
+    shell = shell_of(facts)
+    if shell is Shell.POWERSHELL:
+        return "; ".join([*(f"$env:{k} = {literal(v, shell)}" for k, v in env), join(argv, shell)])
+    return " ".join([*(f"{k}={literal(v, shell)}" for k, v in env), join(argv, shell)])
+
+
+def busy_command(facts: Facts) -> str:
+    """What else competes for the CPU on a host, in its shell."""
+    if shell_of(facts) is Shell.POWERSHELL:
+        return "Get-Process | Sort-Object CPU -Descending | Select-Object -First 20"
+    return "top -b -n 1 | head -20"
+
+
+def env_fix(facts: Facts, d: DistributedFacts, r: Optional[RankResult]) -> Fix:
     """What to rerun with, the variables that matter for this backend, and what the failing rank had set."""
     nccl = d.backend != "gloo"
     text = _HINTS_NCCL if nccl else _HINTS_GLOO
@@ -64,8 +86,8 @@ def env_fix(d: DistributedFacts, r: Optional[RankResult]) -> Fix:
         shown = ", ".join(f"{k}={v}" for k, v in r.env if not k.startswith("TORCH_NCCL_ASYNC"))
         if shown:
             text += f" That rank ran with {shown}."
-    commands: Tuple[str, ...] = ("NCCL_DEBUG=INFO gpudoctor verify --distributed",) if nccl else \
-        ("TORCH_DISTRIBUTED_DEBUG=DETAIL gpudoctor verify --distributed",)
+    commands: Tuple[str, ...] = (with_env(facts, [("NCCL_DEBUG", "INFO")]),) if nccl else \
+        (with_env(facts, [("TORCH_DISTRIBUTED_DEBUG", "DETAIL")]),)
     if nccl and r is not None and r.device and r.device.startswith("cuda"):
         commands += (XID,)
     return Fix(text, commands)
@@ -78,7 +100,7 @@ def link_bound(d: DistributedFacts, gpus: Tuple[Gpu, ...] = ()) -> Tuple[Optiona
     if d.backend == "gloo":
         return None, "on gloo (CPU) no GPU link bounds these numbers: they measure host memory and local sockets"
     if (d.nodes or 1) > 1:
-        return None, "across nodes the network bounds them, and gpudoctor does not read its rate yet"
+        return network_bound(d)
     nvlink = [r.nvlink_links * NVLINK_GB_S.get(r.nvlink_version or 0, 25.0) for r in d.ranks if r.nvlink_links]
     if nvlink and len(nvlink) == len(d.ranks):
         worst = min(d.ranks, key=lambda r: (r.nvlink_links or 0) * NVLINK_GB_S.get(r.nvlink_version or 0, 25.0))
@@ -94,6 +116,35 @@ def link_bound(d: DistributedFacts, gpus: Tuple[Gpu, ...] = ()) -> Tuple[Optiona
         bound, g = min(known, key=lambda item: item[0])
         return bound, f"PCIe gen {g.pcie_gen_current} x{g.pcie_width_current} (GPU {g.index}, the narrowest)"
     return None, "NVML did not report the GPUs' links, so no link bound is known"
+
+
+def _node(r: RankResult) -> Tuple[Optional[str], Optional[int]]:
+    return r.host, r.node_rank
+
+
+def network_bound(d: DistributedFacts) -> Tuple[Optional[float], str]:
+    """Across nodes: the slowest active InfiniBand/RoCE port of the slowest node (GB/s), or None and why."""
+    nodes = {_node(r): r for r in sorted(d.ranks, key=lambda r: r.rank)}
+    active: Dict[Tuple[Optional[str], Optional[int]], List[NetPort]] = {}
+    for r in d.ranks:
+        ports = [p for p in r.ib_ports if p.rate_gbit_s and "ACTIVE" in (p.state or "").upper()]
+        if ports:
+            active.setdefault(_node(r), []).extend(ports)
+    if not active:
+        return None, ("across nodes the network bounds them, and no node has an active InfiniBand/RoCE port: the "
+                      "inter-node link is unknown (TCP sockets)")
+    missing = [key for key in nodes if key not in active]
+    if missing:
+        return None, (f"across nodes the network bounds them, and host {missing[0][0] or '?'} has no active "
+                      "InfiniBand/RoCE port: the inter-node link is unknown there (TCP sockets)")
+    # NCCL spreads the traffic over every active port of a node (one rail per GPU), each at the slowest one's pace
+    per_node = [(len(ports) * (worst.rate_gbit_s or 0.0) / 8, worst, len(ports), key)
+                for key, ports in active.items() for worst in [min(ports, key=lambda p: p.rate_gbit_s or 0.0)]]
+    bound, port, count, key = min(per_node, key=lambda item: item[0])
+    kind = "RoCE" if (port.link_layer or "").lower() == "ethernet" else "InfiniBand"
+    rate = port.rate or f"{port.rate_gbit_s:g} Gb/sec"
+    ports_text = f"{count} active ports of host {key[0] or '?'}, the slowest" if count > 1 else f"host {key[0] or '?'}'s"
+    return bound, f"{kind} ({ports_text} {port.device} port {port.port} at {rate})"
 
 
 def _peak(rows: List[CollectiveResult], op: str) -> Optional[CollectiveResult]:
@@ -120,7 +171,7 @@ def collective(facts: Facts) -> Iterator[Finding]:
             f"{c.op} of {_size(c.bytes)} over {d.world_size} ranks returned wrong values: {c.error or 'no detail'}",
             detail="observed: values differ from the exact sums every rank should receive; required: exact values "
             "(small whole numbers, exact in fp32). Data was corrupted on a link or in a GPU's memory.",
-            fix=env_fix(d, None),
+            fix=env_fix(facts, d, None),
             evidence=("verify.distributed.collectives",),
         )
     for c in [c for c in rows if not c.supported][:1]:
@@ -141,11 +192,15 @@ def collective(facts: Facts) -> Iterator[Finding]:
                 Severity.WARNING,
                 f"Collectives run far below the link that bounds them: {where}",
                 detail=f"observed: {share:.0%} of the bound; required: at least {SLOW_SHARE:.0%} at payloads of "
-                f"{_size(JUDGED_BYTES)} and more (nccl-tests reach 70-90%). NCCL may have fallen back to a slower "
-                "path (P2P disabled, traffic through host memory or a CPU socket link).",
-                fix=Fix("See the transports NCCL picks and the GPU topology.",
-                        ("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH gpudoctor verify --distributed",
-                         "nvidia-smi topo -m")),
+                f"{_size(JUDGED_BYTES)} and more (nccl-tests reach 70-90%). " + (
+                    "NCCL may have fallen back to TCP sockets instead of InfiniBand/RoCE (NCCL_IB_DISABLE set, "
+                    "NCCL_SOCKET_IFNAME or NCCL_IB_HCA naming the wrong interface) or share the port with other "
+                    "traffic." if (d.nodes or 1) > 1 else "NCCL may have fallen back to a slower path (P2P "
+                    "disabled, traffic through host memory or a CPU socket link)."),
+                fix=Fix("See the transports NCCL picks, and " + ("the state and rate of each node's InfiniBand/RoCE "
+                        "ports." if (d.nodes or 1) > 1 else "the GPU topology."),
+                        (with_env(facts, [("NCCL_DEBUG", "INFO"), ("NCCL_DEBUG_SUBSYS", "INIT,GRAPH")]),
+                         "ibstat" if (d.nodes or 1) > 1 else "nvidia-smi topo -m")),
                 evidence=("verify.distributed.collectives", "verify.distributed.ranks"),
             )
             return

@@ -10,9 +10,9 @@ from collections import Counter
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from gpudoctor.checks.verify_collective import CHECKS as COLLECTIVE_CHECKS
-from gpudoctor.checks.verify_collective import dist_facts, env_fix, rank_name, ranks_text
 from gpudoctor.checks.support.verify_pairs import pair_findings, ratio_for
-from gpudoctor.facts.distributed import DistributedFacts, RankResult
+from gpudoctor.checks.verify_collective import busy_command, dist_facts, env_fix, rank_name, ranks_text, with_env
+from gpudoctor.facts.distributed import DistributedFacts, RankResult, TrainingResult
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, skip
@@ -41,7 +41,7 @@ def rank_failed(facts: Facts) -> Iterator[Finding]:
             f"The distributed run did not get going: {d.error}",
             detail="observed: no rank reported a result; required: torchrun starts every rank and they meet at "
             f"{d.master or 'the rendezvous address'}.",
-            fix=env_fix(d, None),
+            fix=env_fix(facts, d, None),
             evidence=("verify.distributed.error",),
         )
         return
@@ -77,7 +77,7 @@ def rank_failed(facts: Facts) -> Iterator[Finding]:
             + (f": {r.error}" if r.error else ""),
             detail=f"observed: status {r.status}" + (f" in step {r.stage}" if r.stage else "")
             + f"; required: every rank finishes each step within {d.timeout_s or 0:g} s.{others}",
-            fix=env_fix(d, r),
+            fix=env_fix(facts, d, r),
             evidence=("verify.distributed.ranks",),
         )
 
@@ -160,14 +160,14 @@ def straggler(facts: Facts) -> Iterator[Finding]:
     timed = [r for r in d.ranks if r.work_seconds]
     if len(timed) < 2:
         raise skip("fewer than two ranks timed the fixed workload")
-    links = list(pair_findings(d))
+    links = list(pair_findings(facts, d))
     yield from links
     slow = stragglers(d.ranks)
     for r, ratio, median in slow:
         gpu = r.device is not None and r.device.startswith("cuda")
         commands = ("nvidia-smi -q -d PERFORMANCE,CLOCK,TEMPERATURE",
                     "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv") if gpu else \
-            ("top -b -n 1 | head -20",)
+            (busy_command(facts),)
         yield Finding(
             "verify.straggler",
             Severity.WARNING,
@@ -190,13 +190,22 @@ def straggler(facts: Facts) -> Iterator[Finding]:
 @check("verify.ddp-parity", "DDP over all ranks follows one process's loss curve")
 def ddp_parity(facts: Facts) -> Iterator[Finding]:
     d = dist_facts(facts)
-    t = d.training
-    if t is None:
+    runs = [t for t in (d.training, d.training_cnn) if t is not None]
+    if not runs:
         raise skip("no DDP training result: the ranks stopped before it (see verify.rank-failed)")
+    for t in runs:
+        yield from _parity(facts, d, t)
+
+
+def _parity(facts: Facts, d: DistributedFacts, t: TrainingResult) -> Iterator[Finding]:
+    """One model's DDP run against one process's."""
+    model = (t.model or "model").upper()
+    evidence = ("verify.distributed.training_cnn" if t.model == "cnn" else "verify.distributed.training",)
     if t.error or t.max_rel_diff is None or t.tolerance is None:
-        yield Finding("verify.ddp-failed", Severity.ERROR, f"The DDP training did not finish: {t.error or 'no result'}",
+        yield Finding("verify.ddp-failed", Severity.ERROR,
+                      f"The DDP training of the {model} did not finish: {t.error or 'no result'}",
                       detail="observed: no loss curve from every rank; required: every rank trains each step.",
-                      fix=env_fix(d, None), evidence=("verify.distributed.training",))
+                      fix=env_fix(facts, d, None), evidence=evidence)
         return
     speed = ""
     if t.samples_per_s and t.single_samples_per_s and t.scaling_efficiency is not None:
@@ -213,22 +222,23 @@ def ddp_parity(facts: Facts) -> Iterator[Finding]:
         yield Finding(
             "verify.ddp-parity",
             Severity.ERROR,
-            f"DDP over {d.world_size} ranks does not follow one process over the same batch: the loss differs by "
+            f"DDP of the {model} over {d.world_size} ranks does not follow one process over the same batch: the loss "
+            "differs by "
             f"{t.max_rel_diff:.3g} (tolerance {t.tolerance:g}){where}",
             detail=f"observed: {seen}; required: within {t.tolerance:g}, what summation order alone explains. "
             "Gradients were lost, doubled or corrupted on the way between ranks." + speed,
             fix=Fix("Look for wrong collectives (verify.collective) and rank drift (verify.rank-drift); rerun with "
                     "NCCL_DEBUG=INFO to see the transports NCCL chose.",
-                    ("NCCL_DEBUG=INFO gpudoctor verify --distributed",)),
-            evidence=("verify.distributed.training",),
+                    (with_env(facts, [("NCCL_DEBUG", "INFO")]),)),
+            evidence=evidence,
         )
         return
     yield Finding(
         "verify.ddp-parity-ok",
         Severity.INFO,
-        f"DDP of the {t.model.upper()} over {d.world_size} ranks follows one process over the same global batch of "
+        f"DDP of the {model} over {d.world_size} ranks follows one process over the same global batch of "
         f"{t.global_batch}: within {t.max_rel_diff:.2g} over {t.steps} steps (tolerance {t.tolerance:g}).{speed}",
-        evidence=("verify.distributed.training",),
+        evidence=evidence,
     )
 
 

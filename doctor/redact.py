@@ -5,7 +5,9 @@ Every string in the facts is rewritten, whatever field holds it: secrets inside 
 secret-looking names read "set", GPU and MIG UUIDs become stable placeholders (``GPU-<uuid-1>``; the
 same UUID, or a prefix of it, always maps to the same placeholder, so checks that match
 CUDA_VISIBLE_DEVICES against the GPUs still judge correctly), serial numbers are dropped, home
-directories become ``~``, and user and host names become ``<user>`` and ``<host>``. Generic account
+directories become ``~``, and user and host names become ``<user>`` and ``<host>``. The hosts of a distributed
+run's ranks become ``node-1``, ``node-2``, ... (in rank order, the same host always the same name), so the rows of
+different nodes stay apart. Generic account
 names (root, ubuntu, ...), names shorter than three characters and names that are words of the GPU,
 package or OS names in the facts are left alone outside home paths: they identify nobody, and
 replacing them would garble facts the checks read.
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from gpudoctor.facts import EnvFacts, Facts
+from gpudoctor.facts.distributed import RankResult
 from gpudoctor.secretnames import SECRET_PARAMETER, is_secret_name
 
 SECRET_VALUE = "set"
@@ -147,6 +150,14 @@ class _Redactor:
         self.users = [_word(u) for u in sorted(set(users), key=len, reverse=True)]
         hosts = [h for h in hosts if _usable(h) and h.lower() not in taken]
         self.hosts = [_word(h) for h in sorted(set(hosts), key=len, reverse=True)]
+        self.nodes = _rank_hosts(facts)
+        spellings = {h: n for full, n in self.nodes.items() for h in (full, full.split(".", 1)[0])}
+        usable = sorted((h for h in spellings if _usable(h) and h not in taken), key=len, reverse=True)
+        self.node_words = [(_word(h), spellings[h]) for h in usable]
+
+    def host(self, value: str) -> str:
+        """A rank's host field: its node name, whatever the host is called."""
+        return self.nodes.get(value.lower()) or self.text(value)
 
     def _placeholder(self, hex_uuid: str) -> str:
         key = hex_uuid.lower()
@@ -174,29 +185,50 @@ class _Redactor:
             value = pattern.sub("~", value)
         for user in self.users:
             value = user.sub("<user>", value)
+        for word, node in self.node_words:
+            value = word.sub(node, value)
         for host in self.hosts:
             value = host.sub("<host>", value)
         return value
 
 
-def _walk(value: Any, text: Callable[[str], str]) -> Any:
+def _rank_hosts(facts: Facts) -> Dict[str, str]:
+    """Every rank's host (lower case, full and short spellings) -> node-N, numbered in rank order."""
+    dist = facts.verify.distributed if facts.verify is not None else None
+    names: Dict[str, str] = {}
+    short: Dict[str, str] = {}
+    for r in sorted(dist.ranks if dist is not None else (), key=lambda r: r.rank):
+        if not r.host:
+            continue
+        full = r.host.lower()
+        key = full.split(".", 1)[0]
+        if key not in short:
+            short[key] = f"node-{len(short) + 1}"
+        names[full] = short[key]
+    return names
+
+
+def _walk(value: Any, text: Callable[[str], str], host: Optional[Callable[[str], str]] = None) -> Any:
     if isinstance(value, str):
         return text(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {}
+        changes: Dict[str, Any] = {}
         for f in dataclasses.fields(value):
             old = getattr(value, f.name)
+            new: Any
             if f.name == "serial":
                 new = None
             elif isinstance(value, EnvFacts) and f.name == "variables":
                 new = tuple((name, SECRET_VALUE if is_secret_name(name) else text(val)) for name, val in old)
+            elif isinstance(value, RankResult) and f.name == "host" and isinstance(old, str) and host is not None:
+                new = host(old)
             else:
-                new = _walk(old, text)
+                new = _walk(old, text, host)
             if new is not old:
                 changes[f.name] = new
         return dataclasses.replace(value, **changes) if changes else value
     if isinstance(value, tuple):
-        items = tuple(_walk(item, text) for item in value)
+        items = tuple(_walk(item, text, host) for item in value)
         return items if any(a is not b for a, b in zip(items, value)) else value
     return value
 
@@ -205,5 +237,6 @@ def redact(facts: Facts, identity: Optional[Identity] = None) -> Facts:
     """The facts with personal data and secrets removed, and ``meta.redacted`` set."""
     who = local_identity() if identity is None else identity
     redactor = _Redactor(facts, who)
-    changes = {f.name: _walk(getattr(facts, f.name), redactor.text) for f in dataclasses.fields(facts) if f.name != "meta"}
+    changes = {f.name: _walk(getattr(facts, f.name), redactor.text, redactor.host)
+               for f in dataclasses.fields(facts) if f.name != "meta"}
     return dataclasses.replace(facts, meta=dataclasses.replace(facts.meta, redacted=True), **changes)

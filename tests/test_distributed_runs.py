@@ -79,8 +79,14 @@ def test_cli_two_ranks_writes_a_report_that_rediagnoses(tmp_path: Path) -> None:
     assert all(r.status == "ok" and r.host and r.smoke_ok for r in dist.ranks)
     assert dist.training is not None and dist.training.max_rel_diff is not None
     assert dist.training.max_rel_diff <= (dist.training.tolerance or 0.0)
+    cnn = dist.training_cnn
+    assert cnn is not None and cnn.model == "cnn" and cnn.max_rel_diff is not None and cnn.steps
+    assert cnn.max_rel_diff <= (cnn.tolerance or 0.0) and len(cnn.losses) == len(cnn.reference_losses) == cnn.steps
+    assert cnn.scaling_efficiency is not None and cnn.global_batch == 2 * (cnn.batch_per_rank or 0)
     codes = _codes(dist)
     assert {"verify.ranks-ok", "verify.collective-ok", "verify.ddp-parity-ok", "verify.rank-drift-ok"} <= set(codes)
+    assert {f.summary.split(" over ")[0] for f in _findings(dist) if f.code == "verify.ddp-parity-ok"} == \
+        {"DDP of the FNN", "DDP of the CNN"}
     assert "verify.rank-failed" not in codes
 
 
@@ -88,6 +94,8 @@ def test_four_ranks_one_sleeping_is_named_a_straggler_and_slow_in_every_pair() -
     dist = _run(4, fault="sleep@2")
     _exact(dist, 4)
     assert dist.training is not None and (dist.training.max_rel_diff or 0.0) <= (dist.training.tolerance or 0.0)
+    assert dist.training_cnn is not None and dist.training_cnn.max_rel_diff is not None
+    assert dist.training_cnn.max_rel_diff <= (dist.training_cnn.tolerance or 0.0)
     slow = [f for f in _findings(dist) if f.code in ("verify.straggler", "verify.slow-rank-link")]
     assert sorted(f.code for f in slow) == ["verify.slow-rank-link", "verify.straggler"]
     assert all(f.summary.startswith("Rank 2 (host ") for f in slow)

@@ -12,6 +12,8 @@ import socket
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional
 
+from . import dist_links
+
 DEFAULT_PORT = 29500
 # The variables that change how NCCL and gloo pick links and report errors: shown per rank, compared across ranks.
 HINT_PREFIXES = ("NCCL_", "GLOO_", "TORCH_NCCL_", "TORCH_DISTRIBUTED_", "CUDA_VISIBLE_DEVICES", "UCX_")
@@ -119,6 +121,8 @@ def identity(torch: Any, device: str, local_rank: int) -> Dict[str, Any]:
         "gpu_name": None,
         "env": hints(os.environ),
     }
+    if local_rank == 0:  # one rank per node reads the node's network ports
+        found["ib_ports"] = dist_links.ib_ports()
     if device.startswith("cuda"):
         try:
             version = torch.cuda.nccl.version()
@@ -137,7 +141,8 @@ def identity(torch: Any, device: str, local_rank: int) -> Dict[str, Any]:
 
 
 def links(uuid: Optional[str]) -> Dict[str, Any]:
-    """PCIe generation/width and active NVLinks of this GPU from NVML (nvidia-ml-py), where it can be read."""
+    """PCIe generation/width, active NVLinks and the path to every other GPU of the node (``topology``) of this GPU
+    from NVML (nvidia-ml-py), where it can be read."""
     try:
         import pynvml  # type: ignore[import-untyped, import-not-found, unused-ignore]  # optional: without it no link bound is known
 
@@ -158,6 +163,7 @@ def links(uuid: Optional[str]) -> Dict[str, Any]:
                 break
         found["nvlink_links"] = len(active)
         found["nvlink_version"] = max(active) if active else None
+        found["topology"] = dist_links.topology(pynvml, str(uuid) if uuid else None)
     except Exception:  # noqa: BLE001 - partial answers are kept
         pass
     finally:

@@ -147,14 +147,26 @@ def table(ranks: List[Dict[str, Any]], world: int) -> List[Dict[str, Any]]:
     return rows
 
 
+TRAINING_KEYS = {"fnn": "training", "cnn": "training_cnn"}  # where each model's DDP result goes in the facts
+
+
+def ddp_key(name: str) -> str:
+    """A rank's record key for its DDP run of model ``name``."""
+    return "ddp" if name == "fnn" else f"ddp_{name}"
+
+
 def assemble(ranks: List[Dict[str, Any]], world: int, common: Dict[str, Any],
              reference: Optional[Dict[str, Any]]) -> Dict[str, Any]:
-    """The ``distributed`` part of the verify facts."""
+    """The ``distributed`` part of the verify facts; ``reference``: model -> one process's run of it."""
     section = dict(common)
     section["ranks"] = [_rank_row(r) for r in ranks]
     section["collectives"] = table(ranks, world)
-    if reference is not None or any(r.get("ddp") for r in ranks):
-        section["training"] = dist_ddp.summarise([r.get("ddp") or {} for r in ranks], reference or {}, world)
+    for name in dist_ddp.MODELS:
+        key = ddp_key(name)
+        mine = (reference or {}).get(name)
+        if mine is not None or any(r.get(key) for r in ranks):
+            section[TRAINING_KEYS[name]] = dist_ddp.summarise([r.get(key) or {} for r in ranks], mine or {}, world,
+                                                              name)
     nodes = {(r.get("host"), r.get("node_rank")) for r in ranks if r.get("host")}
     section["nodes"] = len(nodes) or None  # torchrun's node rank tells apart "nodes" that share one host
     return section
@@ -163,6 +175,8 @@ def assemble(ranks: List[Dict[str, Any]], world: int, common: Dict[str, Any],
 _RANK_KEYS = ("rank", "local_rank", "node_rank", "host", "pid", "device", "gpu_uuid", "gpu_name", "status", "error",
               "stage", "python_version", "torch_version", "cuda_build", "nccl_version", "driver_version", "env",
               "smoke_ok", "smoke_error", "work_seconds", "pcie_gen", "pcie_width", "nvlink_links", "nvlink_version")
+_PORT_KEYS = ("device", "port", "rate", "rate_gbit_s", "state", "link_layer")
+_LINK_KEYS = ("peer_uuid", "level", "nvlinks")
 
 
 def _rank_row(rank: Dict[str, Any]) -> Dict[str, Any]:
@@ -178,6 +192,10 @@ def _rank_row(rank: Dict[str, Any]) -> Dict[str, Any]:
         {k: c.get(k) for k in ("peer", "bytes", "seconds", "correct", "error") if c.get(k) is not None}
         for c in rank.get("pairs") or [] if isinstance(c, dict)
     ]
+    for key, keys in (("ib_ports", _PORT_KEYS), ("topology", _LINK_KEYS)):
+        items = rank.get(key)
+        if isinstance(items, list) and items:
+            row[key] = [{k: c.get(k) for k in keys if c.get(k) is not None} for c in items if isinstance(c, dict)]
     ddp = rank.get("ddp")
     if isinstance(ddp, dict) and ddp.get("seconds") is not None:
         row["ddp_seconds"] = ddp["seconds"]

@@ -1,6 +1,6 @@
 """The distributed verify worker, one per rank under torchrun or srun: ``python -m gpudoctor.trainers.distributed``.
 
-Each rank runs the smoke test, a fixed local workload (to find stragglers), the collectives and a DDP training; rank 0
+Each rank runs the smoke test, a fixed local workload (to find stragglers), the collectives and DDP trainings; rank 0
 gathers every rank's results from the job's store and prints one ``distributed`` record (and writes ``--output``).
 No hang survives: every collective has a time limit, a watchdog ends a rank stuck past its step's limit, and a rank
 told to stop by its launcher (SIGTERM) publishes what it has first.
@@ -62,7 +62,7 @@ class Rank:
         self.state = dist_gather.RankState(place.rank, place.world_size)
         self.planted = faults(place.rank, dict(os.environ))
         self.stopping = threading.Event()
-        self.reference: Optional[Dict[str, Any]] = None
+        self.reference: Optional[Dict[str, Any]] = None  # model -> one process's run (rank 0)
         self.common: Dict[str, Any] = {"world_size": place.world_size, "launcher": place.launcher,
                                        "master": f"{place.master_addr}:{place.master_port}",
                                        "timeout_s": args.timeout, "max_bytes": args.max_bytes}
@@ -172,12 +172,14 @@ class Rank:
                     rows.append(exc.row)
                     raise
         self._pairs(torch, dist, device, coll)
-        self.step("ddp")
-        self.state.record["ddp"] = dist_ddp.local(torch, dist, device, self.args.ddp_steps, self.args.ddp_batch)
+        for name in dist_ddp.MODELS:
+            self.step(f"ddp {name}")
+            self.state.record[dist_gather.ddp_key(name)] = dist_ddp.local(torch, dist, device, self.args.ddp_steps,
+                                                                          self.args.ddp_batch, name)
         self.step("reference")
         if self.place.rank == 0:
-            self.reference = dist_ddp.reference(torch, device, self.args.ddp_steps, self.args.ddp_batch,
-                                                self.place.world_size)
+            self.reference = {name: dist_ddp.reference(torch, device, self.args.ddp_steps, self.args.ddp_batch,
+                                                       self.place.world_size, name) for name in dist_ddp.MODELS}
         dist.barrier()
         self.end("ok")
         dist.destroy_process_group()

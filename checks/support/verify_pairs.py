@@ -7,8 +7,9 @@ from __future__ import annotations
 import statistics
 from typing import Dict, Iterator, List, Sequence, Tuple
 
-from gpudoctor.checks.verify_collective import rank_name
+from gpudoctor.checks.verify_collective import busy_command, rank_name
 from gpudoctor.facts.distributed import DistributedFacts, RankResult
+from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 
 # A rank (or pair) this many times slower than the median of the others is named; a healthy group stays within a
@@ -61,15 +62,46 @@ def slow_pairs(d: DistributedFacts, rates: Dict[Pair, float], skip: Sequence[int
     return found
 
 
-def _fix(gpu: bool) -> Fix:
+# nvidia-smi topo -m's labels, in words.
+PATH_WORDS = {
+    "INT": "on one board",
+    "PIX": "through a single PCIe switch",
+    "PXB": "through several PCIe switches",
+    "PHB": "through a CPU's PCIe host bridge",
+    "NODE": "between PCIe host bridges within one NUMA node",
+    "SYS": "crosses the CPU interconnect between NUMA nodes",
+}
+
+
+def _gpu(r: RankResult) -> str:
+    index = (r.device or "").partition(":")[2]
+    return f"GPU {index}" if index.isdigit() else f"rank {r.rank}'s GPU"
+
+
+def pair_path(a: RankResult, b: RankResult) -> str:
+    """How the two ranks' GPUs are connected, as nvidia-smi topo -m names it, or why that is not known."""
+    if not ((a.device or "").startswith("cuda") and (b.device or "").startswith("cuda")):
+        return "CPU ranks: no GPU topology applies"
+    if (a.host, a.node_rank) != (b.host, b.node_rank):
+        return f"on different nodes ({a.host or '?'} and {b.host or '?'}): the network joins them"
+    link = next((x for x in a.topology if b.gpu_uuid and x.peer_uuid == b.gpu_uuid), None) or \
+        next((x for x in b.topology if a.gpu_uuid and x.peer_uuid == a.gpu_uuid), None)
+    if link is None:
+        return "the GPU topology was not read (NVML was not available to the ranks)"
+    words = f"{link.nvlinks} NVLinks: it should be the fastest pair" if link.nvlinks else \
+        PATH_WORDS.get(link.level, "an unknown path")
+    return f"{_gpu(a)} <-> {_gpu(b)}: {link.level} ({words})"
+
+
+def _fix(facts: Facts, gpu: bool) -> Fix:
     if gpu:
         return Fix("See how the GPUs are connected and whether NCCL uses a slower path for these; run nccl-tests' "
                    "sendrecv_perf between the two GPUs to confirm.", ("nvidia-smi topo -m",
                                                                      "nvidia-smi -q -d PERFORMANCE,CLOCK"))
-    return Fix("On that host, see what else competes for the CPU and the network.", ("top -b -n 1 | head -20",))
+    return Fix("On that host, see what else competes for the CPU and the network.", (busy_command(facts),))
 
 
-def pair_findings(d: DistributedFacts) -> Iterator[Finding]:
+def pair_findings(facts: Facts, d: DistributedFacts) -> Iterator[Finding]:
     """Findings for slow ranks and slow pairs in the pairwise exchanges (none with fewer than three pairs)."""
     rates = pair_rates(d)
     if len(rates) < 3:
@@ -83,7 +115,7 @@ def pair_findings(d: DistributedFacts) -> Iterator[Finding]:
             "without it",
             detail=f"observed: {ratio:.1f}x; required: under {ratio_for(r):g}x. Every pair it is part of is slow and "
             "the others are not, so its GPU, its link or its host is at fault, not the fabric as a whole.",
-            fix=_fix(gpu),
+            fix=_fix(facts, gpu),
             evidence=("verify.distributed.ranks",),
         )
     named = [r.rank for r, _ in slow_ranks(d, rates)]
@@ -93,9 +125,9 @@ def pair_findings(d: DistributedFacts) -> Iterator[Finding]:
             "verify.slow-pair",
             Severity.WARNING,
             f"Ranks {a} and {b} exchange data {ratio:.1f}x slower than the median pair "
-            f"({rates[(a, b)]:.3g} GB/s per direction)",
+            f"({rates[(a, b)]:.3g} GB/s per direction); {pair_path(by_rank[a], by_rank[b])}",
             detail=f"observed: {ratio:.1f}x; required: under {ratio_for(by_rank[a]):g}x. Only this pair is slow: the "
             "path between these two GPUs or hosts (a PCIe switch, a CPU socket link, a cable) is at fault.",
-            fix=_fix((by_rank[a].device or "").startswith("cuda")),
+            fix=_fix(facts, (by_rank[a].device or "").startswith("cuda")),
             evidence=("verify.distributed.ranks",),
         )

@@ -44,6 +44,27 @@ class PairResult:
 
 
 @dataclass(frozen=True)
+class NetPort:
+    """One InfiniBand/RoCE port of a node, from /sys/class/infiniband/<device>/ports/<port>."""
+
+    device: str = ""  # mlx5_0
+    port: int = 0
+    rate: Optional[str] = None  # as sysfs reads: "100 Gb/sec (4X EDR)"
+    rate_gbit_s: Optional[float] = None
+    state: Optional[str] = None  # "4: ACTIVE"
+    link_layer: Optional[str] = None  # InfiniBand | Ethernet (RoCE)
+
+
+@dataclass(frozen=True)
+class GpuLink:
+    """How a rank's GPU reaches another GPU of its node, as ``nvidia-smi topo -m`` names it."""
+
+    peer_uuid: str = ""
+    level: str = ""  # NV<n> (NVLinks) | PIX | PXB | PHB | NODE | SYS | INT (one board) | ?
+    nvlinks: int = 0
+
+
+@dataclass(frozen=True)
 class RankResult:
     """One rank: where it ran, what it runs on, and what it measured (or how it ended)."""
 
@@ -71,6 +92,8 @@ class RankResult:
     pcie_width: Optional[int] = None
     nvlink_links: Optional[int] = None  # active NVLinks
     nvlink_version: Optional[int] = None
+    ib_ports: Tuple[NetPort, ...] = ()  # the node's InfiniBand/RoCE ports (read by local rank 0)
+    topology: Tuple[GpuLink, ...] = ()  # this GPU's path to each other GPU of the node (NVML)
     collectives: Tuple[RankCollective, ...] = ()
     pairs: Tuple[PairResult, ...] = ()  # pairwise exchanges with every other rank
     ddp_seconds: Optional[float] = None
@@ -78,9 +101,9 @@ class RankResult:
 
 @dataclass(frozen=True)
 class TrainingResult:
-    """DDP of the reference FNN over all ranks against one process over the same global batch."""
+    """DDP of a reference model over all ranks against one process over the same global batch."""
 
-    model: str = ""
+    model: str = ""  # fnn | cnn
     steps: Optional[int] = None
     batch_per_rank: Optional[int] = None
     global_batch: Optional[int] = None
@@ -107,5 +130,6 @@ class DistributedFacts:
     max_bytes: Optional[int] = None
     ranks: Tuple[RankResult, ...] = ()
     collectives: Tuple[CollectiveResult, ...] = ()
-    training: Optional[TrainingResult] = None
+    training: Optional[TrainingResult] = None  # the FNN
+    training_cnn: Optional[TrainingResult] = None  # the CNN
     error: Optional[str] = None  # the run itself failed (launcher, rendezvous)

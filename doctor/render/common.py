@@ -58,7 +58,7 @@ def header(report: Report) -> str:
 
 def data_reach() -> str:
     """How far the compatibility data behind the verdicts reaches: "data to torch 2.15.0 of 2026-11-24"."""
-    from gpudoctor.compat.horizon import DATA_DATE, newest_torch
+    from gpudoctor.compat import DATA_DATE, newest_torch
 
     return f"data to torch {newest_torch()} of {DATA_DATE}"
 
