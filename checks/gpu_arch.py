@@ -8,6 +8,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from gpudoctor import compat
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.facts import Facts
+from gpudoctor.facts.derive import derived
 from gpudoctor.model import Finding, Severity
 from gpudoctor.registry import Check, Skip, check, need, skip
 
@@ -62,11 +63,7 @@ def _notes(inferred_flags: bool, target: Target) -> List[str]:
 
 def torch_refuses(facts: Facts, cc: CC) -> Optional[str]:
     """torch's own message that this GPU has no usable kernels, when its warnings or CUDA errors carry one."""
-    sm = f"sm_{cc[0]}{cc[1]}"
-    for text in facts.torch.warnings + ((facts.torch.init_error,) if facts.torch.init_error else ()):
-        if f"capability {sm} is not compatible" in text or "no kernel image is available" in text:
-            return text.strip()
-    return None
+    return derived(facts).kernel_refusal(f"sm_{cc[0]}{cc[1]}")
 
 
 def _unsupported(facts: Facts, target: Target, support: compat.ArchSupport, observed: str, notes: List[str],

@@ -8,6 +8,7 @@ from gpudoctor import plausible
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.support import words as _cmd
 from gpudoctor.facts import Facts, Gpu
+from gpudoctor.facts.derive import derived
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, need, skip
 
@@ -48,16 +49,9 @@ def _admin(facts: Facts, command: str) -> str:
     return command if _fix.is_windows(facts) else f"sudo {command}"
 
 
-def _init_texts(facts: Facts) -> str:
-    texts = [facts.torch.init_error]
-    if facts.verify is not None:
-        texts += [facts.verify.smoke_error, facts.verify.worker_error] + [r.error for r in facts.verify.runs]
-    return "\n".join(t for t in texts if t).lower()
-
-
 @check("gpu.exclusive-mode", "GPU compute mode")
 def exclusive_mode(facts: Facts) -> Iterator[Finding]:
-    busy = "busy or unavailable" in _init_texts(facts)
+    busy = derived(facts).gpu_busy
     found: List[Finding] = []
     unknown: List[Gpu] = []
     for g in _gpus(facts):

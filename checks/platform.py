@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Iterator, List, Optional, Tuple
 
 from gpudoctor import compat, plausible
@@ -10,6 +9,7 @@ from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks import packages as pk
 from gpudoctor.facts import Facts, NvmlError
+from gpudoctor.facts.derive import derived
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, need, skip
 from gpudoctor.shell import Shell, quote
@@ -38,11 +38,6 @@ def _wsl(facts: Facts) -> Optional[int]:
     if facts.platform.wsl or "microsoft" not in release:
         return facts.platform.wsl
     return 2 if "wsl2" in release or "microsoft-standard" in release else 1
-
-
-def _texts(facts: Facts) -> str:
-    t = facts.torch
-    return "\n".join(x for x in (t.import_error, t.init_error, *t.warnings) if x)
 
 
 def nvidia_present(facts: Facts) -> bool:
@@ -110,7 +105,7 @@ def wsl(facts: Facts) -> Iterator[Finding]:
                 ("wsl --update", "wsl --shutdown")),
             WSL_LINKS, ("libraries.wsl_lib_dir",),
         )
-    if re.search(r"libcuda\.so: cannot open shared object file", _texts(facts)):
+    if derived(facts).libcuda_so_unopened:
         yield Finding(
             "platform.wsl", Severity.WARNING, f"libcuda.so cannot be opened: it lives in {WSL_LIB}, which is not searched",
             f"Observed: 'libcuda.so: cannot open shared object file'. Required: {WSL_LIB} on LD_LIBRARY_PATH for libraries "
@@ -175,10 +170,9 @@ def container(facts: Facts) -> Iterator[Finding]:
     kind = facts.platform.container
     if not kind:
         raise skip("not inside a container")
-    texts = _texts(facts)
-    forward = re.search(r"Error (80[34])|forward compatibility was attempted|unsupported display driver / cuda driver", texts)
+    forward = derived(facts).forward_compat_error
     if forward:
-        yield _forward_compat(facts, forward.group(0))
+        yield _forward_compat(facts, forward)
     nodes = facts.platform.dev_nvidia
     if nodes is not None and not [n for n in nodes if n.startswith("/dev/nvidia")]:
         pci = _extra(facts, "nvidia_pci")

@@ -6,7 +6,8 @@ from dataclasses import replace
 
 from gpudoctor.examples import read_text
 from gpudoctor.facts import CompanionFacts, DriverFacts, Facts, TorchFacts
-from gpudoctor.facts.derive import Derived, classify, cuda_of_found_version, derived, failed_file
+from gpudoctor.facts.derive import Derived, KernelRefusal, classify, cuda_of_found_version, derived, failed_file
+from gpudoctor.facts.verify import ModelRun, VerifyFacts
 from gpudoctor.parsers.report import load_facts
 
 TOO_OLD = ("The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver by "
@@ -90,3 +91,77 @@ def test_torchvisions_cuda_mismatch_names_both_versions() -> None:
     reading = classify(Facts(torchvision=CompanionFacts(import_error=error)))
     assert reading.torchvision_cuda_pair == ("11.8", "12.1")
     assert classify(Facts(torchvision=CompanionFacts(import_error="ImportError: nope"))).torchvision_cuda_pair is None
+
+
+HUGE = 2_000_000  # characters of hostile text: classification stays linear and keeps bounded results
+
+
+def test_an_unopened_unversioned_libcuda_is_noticed_in_torchs_texts_only() -> None:
+    text = "OSError: libcuda.so: cannot open shared object file: No such file or directory"
+    assert classify(Facts(torch=TorchFacts(import_error=text))).libcuda_so_unopened
+    assert classify(Facts(torch=TorchFacts(warnings=("x", text)))).libcuda_so_unopened
+    versioned = "libcuda.so.1: cannot open shared object file"
+    assert not classify(Facts(torch=TorchFacts(init_error=versioned))).libcuda_so_unopened
+    assert not classify(Facts(torch=TorchFacts(import_traceback=text))).libcuda_so_unopened  # not a text it reads
+    assert not classify(Facts(torch=TorchFacts(init_error="libcuda.so: " * (HUGE // 12)))).libcuda_so_unopened
+
+
+def test_the_words_of_a_cuda_newer_than_the_driver_are_kept_as_printed() -> None:
+    def forward(init_error: str) -> object:
+        return classify(Facts(torch=TorchFacts(init_error=init_error))).forward_compat_error
+
+    assert forward("CUDA initialization: Unexpected error from cudaGetDeviceCount(). Error 804: forward "
+                   "compatibility was attempted on non supported HW") == "Error 804"
+    assert forward("Error 803: system has unsupported display driver / cuda driver combination") == "Error 803"
+    assert forward("RuntimeError: forward compatibility was attempted on non supported HW") == \
+        "forward compatibility was attempted"
+    assert forward("Error 805: something else") is None
+    assert forward("Error 8040 " * (HUGE // 11)) == "Error 804"  # the first, from a huge text
+    assert classify(Facts(torch=TorchFacts(warnings=("unsupported display driver / cuda driver",)))) \
+        .forward_compat_error == "unsupported display driver / cuda driver"
+    assert forward("") is None
+
+
+CAPABILITY = ("NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch "
+              "installation.")
+
+
+def test_torchs_refusals_of_an_architecture_name_it_and_any_gpu_when_no_kernel_image_exists() -> None:
+    facts = Facts(torch=TorchFacts(warnings=("unrelated", f"  {CAPABILITY}  "),
+                                   init_error="CUDA error: no kernel image is available for execution on the device"))
+    got = classify(facts)
+    assert got.kernel_refusals == (
+        KernelRefusal(CAPABILITY, ("sm_120",)),
+        KernelRefusal("CUDA error: no kernel image is available for execution on the device", (), True))
+    assert got.kernel_refusal("sm_120") == CAPABILITY
+    assert got.kernel_refusal("sm_86") == "CUDA error: no kernel image is available for execution on the device"
+    assert got.kernel_refusal("sm_12") == "CUDA error: no kernel image is available for execution on the device"
+    only = classify(Facts(torch=TorchFacts(warnings=(CAPABILITY,))))
+    assert only.kernel_refusal("sm_12") is None and only.kernel_refusal("sm_1200") is None
+    assert classify(Facts(torch=TorchFacts(warnings=("capability sm_86 is compatible",)))).kernel_refusals == ()
+
+
+def test_a_later_refusal_of_a_named_architecture_is_dropped_as_the_first_one_answers() -> None:
+    second = "capability sm_86 is not compatible; capability sm_75 is not compatible"
+    got = classify(Facts(torch=TorchFacts(warnings=("capability sm_86 is not compatible", second, second,
+                                                     "no kernel image is available", "capability sm_61 is not compatible"))))
+    assert [r.archs for r in got.kernel_refusals] == [("sm_86",), ("sm_75",), ()]
+    assert got.kernel_refusal("sm_75") == second
+    assert got.kernel_refusal("sm_61") == "no kernel image is available"  # it comes first
+
+
+def test_hostile_refusals_keep_a_bounded_number_of_architectures() -> None:
+    flood = " ".join(f"capability sm_{n} is not compatible" for n in range(HUGE // 40))
+    got = classify(Facts(torch=TorchFacts(warnings=(flood,) * 3)))
+    assert len(got.kernel_refusals) == 1 and len(got.kernel_refusals[0].archs) == 64
+    assert got.kernel_refusal("sm_0") is not None and got.kernel_refusal("sm_64") is None
+
+
+def test_a_busy_gpu_is_read_from_the_init_error_and_every_verify_error_in_any_case() -> None:
+    busy = "CUDA error: CUDA-capable device(s) is/are Busy or Unavailable"
+    assert classify(Facts(torch=TorchFacts(init_error=busy))).gpu_busy
+    for verify in (VerifyFacts(smoke_error=busy), VerifyFacts(worker_error=busy),
+                   VerifyFacts(runs=(ModelRun(error="x"), ModelRun(error=busy)))):
+        assert classify(Facts(verify=verify)).gpu_busy
+    assert not classify(Facts(torch=TorchFacts(warnings=(busy,)))).gpu_busy  # warnings are not read
+    assert not classify(Facts(torch=TorchFacts(init_error="busy " * (HUGE // 5)), verify=VerifyFacts())).gpu_busy

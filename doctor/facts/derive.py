@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import weakref
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import List, Optional, Set, Tuple
 
 from gpudoctor.facts import Facts
 
@@ -36,6 +36,29 @@ _UNABLE = re.compile(r"Unable to load any of \{([^}]*)\}")
 # torchvision's own refusal to pair with a torch of another CUDA.
 _CUDA_PAIR = re.compile(
     r"PyTorch has CUDA Version\s*=\s*(\d+(?:\.\d+)*) and torchvision has CUDA Version\s*=\s*(\d+(?:\.\d+)*)")
+# The unversioned libcuda.so, which WSL keeps in /usr/lib/wsl/lib, out of the loader's reach.
+_LIBCUDA_UNOPENED = re.compile(r"libcuda\.so: cannot open shared object file")
+# CUDA errors 803/804 and their words: the CUDA in use is newer than the driver (forward compatibility failed).
+_FORWARD_COMPAT = re.compile(r"Error (80[34])|forward compatibility was attempted|unsupported display driver / cuda driver")
+# torch's warning that a GPU's architecture is not in the build, and CUDA's error for a kernel with no image for it.
+_CAPABILITY_REFUSED = re.compile(r"capability (sm_\d+) is not compatible")
+_NO_KERNEL_IMAGE = "no kernel image is available"
+_MAX_REFUSED_ARCHS = 64  # distinct architectures kept from hostile texts; a machine has a handful
+# CUDA's words for a GPU another process holds exclusively or that is set to Prohibited compute mode.
+_BUSY = "busy or unavailable"
+
+
+@dataclass(frozen=True)
+class KernelRefusal:
+    """One of torch's texts that refuses GPU architectures: the text, the sm_XY it names, or every GPU."""
+
+    text: str  # stripped
+    archs: Tuple[str, ...] = ()  # "sm_86" of "capability sm_86 is not compatible"
+    every_gpu: bool = False  # "no kernel image is available": names no architecture, so it holds for any GPU
+
+    def refuses(self, arch: str) -> bool:
+        """Whether this text says the build has no kernels for ``arch`` ("sm_86")."""
+        return self.every_gpu or arch in self.archs
 
 
 def cuda_of_found_version(number: int) -> str:
@@ -82,11 +105,50 @@ class Derived:
     # (torch's CUDA, torchvision's CUDA) from torchvision's import error "PyTorch has CUDA Version=11.8 and
     # torchvision has CUDA Version=12.1".
     torchvision_cuda_pair: Optional[Tuple[str, str]] = None
+    # From torch's import error, CUDA init error and warnings: the unversioned libcuda.so could not be opened, and
+    # the words of a CUDA newer than the driver ("Error 804", "forward compatibility was attempted", ...).
+    libcuda_so_unopened: bool = False
+    forward_compat_error: Optional[str] = None
+    # torch's warnings and CUDA init error that refuse architectures, in order; a text is kept only while it names
+    # an architecture no earlier one did, and none is kept after one that refuses every GPU.
+    kernel_refusals: Tuple[KernelRefusal, ...] = ()
+    # CUDA said the GPU is "busy or unavailable" (init error or any verify error; case-insensitive).
+    gpu_busy: bool = False
 
     @property
     def driver_found_cuda(self) -> Optional[str]:
         """``driver_found_version`` as a CUDA version string ("11.4")."""
         return None if self.driver_found_version is None else cuda_of_found_version(self.driver_found_version)
+
+    def kernel_refusal(self, arch: str) -> Optional[str]:
+        """The first of torch's texts that refuses ``arch`` ("sm_86"), stripped; None if none does."""
+        return next((r.text for r in self.kernel_refusals if r.refuses(arch)), None)
+
+
+def _kernel_refusals(texts: Tuple[str, ...]) -> Tuple[KernelRefusal, ...]:
+    kept: List[KernelRefusal] = []
+    seen: Set[str] = set()
+    for text in texts:
+        every = _NO_KERNEL_IMAGE in text
+        archs: List[str] = []
+        for match in _CAPABILITY_REFUSED.finditer(text):
+            if len(seen) >= _MAX_REFUSED_ARCHS:
+                break
+            if match.group(1) not in seen:
+                seen.add(match.group(1))
+                archs.append(match.group(1))
+        if every or archs:
+            kept.append(KernelRefusal(text.strip(), tuple(archs), every))
+        if every:
+            break
+    return tuple(kept)
+
+
+def _busy(facts: Facts) -> bool:
+    texts = [facts.torch.init_error]
+    if facts.verify is not None:
+        texts += [facts.verify.smoke_error, facts.verify.worker_error] + [r.error for r in facts.verify.runs]
+    return any(_BUSY in t.lower() for t in texts if t)
 
 
 def classify(facts: Facts) -> Derived:
@@ -103,6 +165,9 @@ def classify(facts: Facts) -> Derived:
                                   *torch.warnings) if x)
     incompat = _CUDNN_INCOMPAT.search(texts)
     pair = _CUDA_PAIR.search((facts.torchvision.import_error or "").strip())
+    torch_texts = "\n".join(x for x in (torch.import_error, torch.init_error, *torch.warnings) if x)
+    forward = _FORWARD_COMPAT.search(torch_texts)
+    refusing = torch.warnings + ((torch.init_error,) if torch.init_error else ())
     unopened = [_basename(m.group(1)) for m in _CANNOT_OPEN.finditer(texts)]
     unopened += [m.group(1).split(",")[0].strip() for m in _UNABLE.finditer(texts)]
     return Derived(driver_found_version=int(found.group(1)) if found else None, import_failed_file=failed,
@@ -113,7 +178,10 @@ def classify(facts: Facts) -> Derived:
                    cudnn_runtime=_dotted(incompat.group(2)) if incompat else None,
                    undefined_symbol_libraries=tuple(m.group(1) for m in _UNDEFINED.finditer(texts)),
                    failed_libraries=tuple(dict.fromkeys(unopened)),
-                   torchvision_cuda_pair=(pair.group(1), pair.group(2)) if pair else None)
+                   torchvision_cuda_pair=(pair.group(1), pair.group(2)) if pair else None,
+                   libcuda_so_unopened=_LIBCUDA_UNOPENED.search(torch_texts) is not None,
+                   forward_compat_error=forward.group(0) if forward else None,
+                   kernel_refusals=_kernel_refusals(refusing), gpu_busy=_busy(facts))
 
 
 _LAST: Optional[Tuple["weakref.ref[Facts]", Derived]] = None
