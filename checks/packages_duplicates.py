@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Iterator, List, Optional
 
 from packaging.utils import canonicalize_name
@@ -12,15 +11,11 @@ from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks import packages as pk
 from gpudoctor.facts import Facts
+from gpudoctor.facts.sites import site_kind, site_owner
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, skip
 
 DUPLICATE_LINKS = ("https://pip.pypa.io/en/stable/user_guide/#user-installs", "https://docs.python.org/3/library/site.html")
-_USER_SITE = re.compile(
-    r"[\\/]\.local[\\/]lib[\\/]python([\d.]+)[\\/]site-packages$|AppData[\\/]Roaming[\\/]Python[\\/]Python\d+[\\/]site-packages$"
-    r"|[\\/]Library[\\/]Python[\\/][\d.]+[\\/]lib[\\/]python[\\/]site-packages$",
-    re.IGNORECASE,
-)
 
 
 def _pythonpath(facts: Facts) -> List[str]:
@@ -31,9 +26,7 @@ def _pythonpath(facts: Facts) -> List[str]:
 def _kind(facts: Facts, site: str) -> str:
     if any(e.rstrip("\\/") == site for e in _pythonpath(facts)):
         return "PYTHONPATH"
-    if _USER_SITE.search(site):
-        return "user site"
-    return "conda environment" if re.search(r"conda|mamba|miniforge", site, re.IGNORECASE) else "site-packages"
+    return site_kind(site).value
 
 
 def _move_aside(facts: Facts, torch_dir: str) -> Optional[str]:
@@ -62,11 +55,11 @@ def _removal(facts: Facts, torch_dir: str, imported: bool) -> Fix:
     if kind == "user site" and imported:
         return Fix("Uninstall the user-site torch; pip removes the first torch on the path, which is this one.",
                    (f"{_fix.python(facts)} -m pip uninstall -y torch",))
-    owner = re.match(r"^(.*)/lib/python([\d.]+)/site-packages$", site)
+    owner = site_owner(site)
     if owner is None or kind == "user site":
         return _cmd.fix(f"Move {torch_dir} aside.", (_move_aside(facts, torch_dir),), aside)
-    conda = f" (if conda installed it: conda remove -p {owner.group(1)} pytorch)" if "conda" in kind else ""
-    interpreter = f"{owner.group(1)}/bin/python{owner.group(2)}"
+    conda = f" (if conda installed it: conda remove -p {owner.prefix} pytorch)" if "conda" in kind else ""
+    interpreter = owner.interpreter
     uninstall = _cmd.command(facts, [interpreter, "-m", "pip", "uninstall", "-y", "torch"]) \
         if plausible.path(interpreter) else None
     return _cmd.fix(f"Uninstall the torch in {site} with the Python it belongs to{conda}.", (uninstall,),

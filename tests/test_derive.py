@@ -7,6 +7,7 @@ from dataclasses import replace
 from gpudoctor.examples import read_text
 from gpudoctor.facts import CompanionFacts, DriverFacts, Facts, TorchFacts
 from gpudoctor.facts.derive import Derived, KernelRefusal, classify, cuda_of_found_version, derived, failed_file
+from gpudoctor.facts.sites import SiteKind, SiteOwner, site_kind, site_owner
 from gpudoctor.facts.verify import ModelRun, VerifyFacts
 from gpudoctor.parsers.report import load_facts
 
@@ -165,3 +166,25 @@ def test_a_busy_gpu_is_read_from_the_init_error_and_every_verify_error_in_any_ca
         assert classify(Facts(verify=verify)).gpu_busy
     assert not classify(Facts(torch=TorchFacts(warnings=(busy,)))).gpu_busy  # warnings are not read
     assert not classify(Facts(torch=TorchFacts(init_error="busy " * (HUGE // 5)), verify=VerifyFacts())).gpu_busy
+
+
+def test_a_site_folder_is_named_by_whose_it_is() -> None:
+    assert site_kind("/home/ana/.local/lib/python3.11/site-packages") is SiteKind.USER
+    assert site_kind(r"C:\Users\ana\AppData\Roaming\Python\Python311\site-packages") is SiteKind.USER
+    assert site_kind("/Users/ana/Library/Python/3.11/lib/python/site-packages") is SiteKind.USER
+    assert site_kind("/home/ana/miniforge3/envs/t/lib/python3.11/site-packages") is SiteKind.CONDA
+    assert site_kind("/opt/MAMBA/lib/python3.11/site-packages") is SiteKind.CONDA
+    assert site_kind("/usr/lib/python3/dist-packages") is SiteKind.PLAIN
+    assert site_kind("/home/ana/.local/lib/python3.11/site-packages/extra") is SiteKind.PLAIN
+    assert site_kind("/" + "a/.local/lib/python" * (HUGE // 20)) is SiteKind.PLAIN
+    assert SiteKind.CONDA.value == "conda environment"
+
+
+def test_a_posix_site_folder_names_the_environment_and_python_it_belongs_to() -> None:
+    owner = site_owner("/opt/conda/envs/x/lib/python3.11/site-packages")
+    assert owner == SiteOwner("/opt/conda/envs/x", "3.11")
+    assert owner is not None and owner.interpreter == "/opt/conda/envs/x/bin/python3.11"
+    assert site_owner(r"C:\Python311\Lib\site-packages") is None
+    assert site_owner("/usr/lib/python3/dist-packages") is None
+    assert site_owner("/x/lib/python3.11/site-packages/torch") is None
+    assert site_owner("/lib/python" * (HUGE // 11)) is None
