@@ -175,7 +175,6 @@ SHARED_CAUSE: Dict[str, str] = {
     "libcuda-missing": "platform.wsl",
     "error-804": "platform.container",
     "error-803": "driver.nvml-mismatch",
-    "nvml-mismatch": "driver.nvml-mismatch",
     "xformers-mismatch": "packages.kernel-pin-mismatch",
     "two-environments": "packages.duplicate-torch",
 }
