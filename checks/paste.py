@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterator, Optional, Tuple
 
-from gpudoctor.checks.support.paste_causes import CAUSES, REINSTALL
+from gpudoctor.checks.support.paste_causes import CAUSES, REINSTALL, SHARED_CAUSE
 from gpudoctor.checks.support.paste_layers import kernel_layer, torch_serves_every_gpu
 from gpudoctor.facts import Facts, NvmlError, Source
 from gpudoctor.model import Finding, Fix, Severity
@@ -111,6 +111,7 @@ def errors(facts: Facts) -> Iterator[Finding]:
             fix=Fix(cause.fix, cause.commands) if cause.commands or cause.fix else None,
             links=cause.links,
             evidence=("extra",),
+            cause=SHARED_CAUSE.get(code, ""),
         )
 
 
@@ -208,6 +209,7 @@ def environments(facts: Facts) -> Iterator[Finding]:
             fix=Fix("Diagnose each environment on its own (host and container, or the working and the broken "
                     "one): run `gpudoctor facts` in each and compare.", ("gpudoctor facts -o facts.json",)),
             evidence=("extra",),
+            cause=SHARED_CAUSE["two-environments"],
         )
     for setting in extras(facts, "paste.framework_cpu"):
         yield Finding(

@@ -1,10 +1,13 @@
 """Root causes: the problems of a report grouped so that one cause seen by several checks counts once.
 
-Two rules group findings, in this order:
+Three rules join findings into one cause:
 
-1. A finding that declares ``cause`` joins every other finding declaring the same key.
-2. A finding whose code is listed in ``CONSEQUENCES`` joins the group of the first listed code present in
-   the report: it is a symptom of that finding, which names the cause and carries the fix.
+1. Findings that declare the same ``cause`` key join.
+2. A finding that declares ``cause`` K joins the first finding whose own code is K: K names the finding that
+   judges that cause (a pasted error message declares the code of the check that reads the same cause from
+   the facts).
+3. A finding whose code is listed in ``CONSEQUENCES`` joins the first finding of the first listed code present
+   in the report: it is a symptom of that finding, which names the cause and carries the fix.
 
 Every other warning or error is its own cause; a crashed check is a cause of its own too.
 """
@@ -12,7 +15,7 @@ Every other warning or error is its own cause; a crashed check is a cause of its
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from gpudoctor.model import Finding, Report, Severity, Status
 
@@ -30,6 +33,26 @@ CONSEQUENCES: Mapping[str, Tuple[str, ...]] = {
     # verify meets on the GPU what the static checks already explained
     "verify.kernel-image-missing": ("gpu.arch-too-new", "gpu.arch-too-old"),
     "verify.driver-too-old": ("driver.too-old-for-torch",),
+    # import torch fails on the very library that libs.missing names
+    "torch.import-failed": ("libs.missing",),
+    # pasted messages whose cause a structural check judges, when it is not the one their ``cause`` names
+    "paste.no-kernel-image": ("gpu.arch-too-old",),
+    "paste.sm-incompatible": ("gpu.arch-too-old",),
+    "paste.torchvision-nms": ("torchvision.version-mismatch", "torchvision.cuda-mismatch"),
+    # "CUDA is unavailable" says nothing of why: any check that finds why CUDA cannot work explains it
+    "paste.cuda-unavailable": (
+        "driver.too-old-for-torch",
+        "torch.cpu-build-on-gpu",
+        "platform.wsl",
+        "platform.container",
+        "devices.visible",
+        "driver.not-loaded",
+        "driver.nouveau",
+        "driver.nvml-mismatch",
+        "gpu.arch-too-new",
+        "gpu.arch-too-old",
+        "torch.import-failed",
+    ),
 }
 
 
@@ -50,17 +73,33 @@ def _problems(report: Report) -> List[Tuple[str, Finding]]:
     return [(r.check, f) for r in report.results for f in r.findings if f.severity is not Severity.INFO]
 
 
-def _own_key(index: int, finding: Finding) -> str:
-    return f"cause:{finding.cause}" if finding.cause else f"finding:{index}"
+class _Groups:
+    """Union-find over the indices of a report's problems."""
+
+    def __init__(self, size: int) -> None:
+        self.parent = list(range(size))
+
+    def root(self, index: int) -> int:
+        while self.parent[index] != index:
+            self.parent[index] = self.parent[self.parent[index]]
+            index = self.parent[index]
+        return index
+
+    def join(self, a: int, b: int) -> None:
+        ra, rb = self.root(a), self.root(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
 
 
-def _key(index: int, finding: Finding, present: Dict[str, str]) -> str:
-    if finding.cause:
-        return _own_key(index, finding)
-    for code in CONSEQUENCES.get(finding.code, ()):
-        if code in present:
-            return present[code]
-    return _own_key(index, finding)
+def _explainer(finding: Finding, first: Dict[str, int]) -> Optional[int]:
+    """The index of the finding that ``finding`` is a listed consequence of, when one is present."""
+    return next((first[code] for code in CONSEQUENCES.get(finding.code, ()) if code in first), None)
+
+
+def _subordinate(finding: Finding, first: Dict[str, int]) -> bool:
+    """A finding that points at another as its cause: it is evidence, not the lead, when that one is present."""
+    declared = bool(finding.cause) and finding.cause != finding.code and finding.cause in first
+    return declared or _explainer(finding, first) is not None
 
 
 def causes(report: Report) -> Tuple[Cause, ...]:
@@ -70,19 +109,27 @@ def causes(report: Report) -> Tuple[Cause, ...]:
     finding has the same code (two variables set wrong are two problems).
     """
     problems = _problems(report)
-    present: Dict[str, str] = {}
+    first: Dict[str, int] = {}
     for index, (_, finding) in enumerate(problems):
-        if finding.code not in CONSEQUENCES or not any(c in {f.code for _, f in problems}
-                                                       for c in CONSEQUENCES[finding.code]):
-            present.setdefault(finding.code, _own_key(index, finding))
-    groups: Dict[str, List[Tuple[str, Finding]]] = {}
-    for index, (check, finding) in enumerate(problems):
-        groups.setdefault(_key(index, finding, present), []).append((check, finding))
+        first.setdefault(finding.code, index)
+    groups = _Groups(len(problems))
+    declared: Dict[str, int] = {}
+    for index, (_, finding) in enumerate(problems):
+        if finding.cause:
+            groups.join(index, declared.setdefault(finding.cause, index))
+            if finding.cause in first:
+                groups.join(index, first[finding.cause])
+        explainer = _explainer(finding, first)
+        if explainer is not None:
+            groups.join(index, explainer)
+    members: Dict[int, List[Tuple[str, Finding]]] = {}
+    for index, item in enumerate(problems):
+        members.setdefault(groups.root(index), []).append(item)
     out: List[Cause] = []
-    for members in groups.values():
-        lead = next((m for m in members if m[1].code not in CONSEQUENCES), members[0])
-        rest = tuple(f for c, f in members if f is not lead[1])
-        checks = tuple(dict.fromkeys(c for c, _ in members))
+    for group in members.values():
+        lead = next((m for m in group if not _subordinate(m[1], first)), group[0])
+        rest = tuple(f for _, f in group if f is not lead[1])
+        checks = tuple(dict.fromkeys(c for c, _ in group))
         out.append(Cause(lead=lead[1], checks=checks, symptoms=rest))
     for result in report.results:
         if result.status is Status.CRASH:

@@ -155,3 +155,26 @@ CAUSES: Dict[str, Cause] = {
                                           "Not an installation problem: move the model and every input to the same "
                                           "device.", ()),
 }
+
+# A recognised message -> the code of the structural finding that judges the same root cause from the facts.
+# The paste finding declares that code as its ``cause``, so the report counts the two as one problem, led by the
+# structural finding (it states observed versus required) with the pasted message as its evidence.
+SHARED_CAUSE: Dict[str, str] = {
+    "driver-too-old": "driver.too-old-for-torch",
+    "driver-insufficient": "driver.too-old-for-torch",
+    "no-kernel-image": "gpu.arch-too-new",
+    "sm-incompatible": "gpu.arch-too-new",
+    "not-compiled-with-cuda": "torch.cpu-build-on-gpu",
+    "cpu-build": "torch.cpu-build-on-gpu",
+    "torchvision-nms": "torchvision.import-failed",
+    "no-device": "devices.visible",
+    "cudnn-missing": "torch.import-failed",
+    "cuda-lib-missing": "torch.import-failed",
+    "shadowed-cuda-libs": "torch.import-failed",
+    "windows-dll": "torch.import-failed",
+    "libcuda-missing": "platform.wsl",
+    "error-804": "platform.container",
+    "error-803": "driver.nvml-mismatch",
+    "xformers-mismatch": "packages.kernel-pin-mismatch",
+    "two-environments": "packages.duplicate-torch",
+}

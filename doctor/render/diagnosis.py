@@ -8,6 +8,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Tuple
 
+from gpudoctor.causes import Cause, causes
 from gpudoctor.facts import Facts, Source
 from gpudoctor.model import Finding, Report, Severity
 from gpudoctor.render.markdown import fence, md_escape
@@ -62,11 +63,12 @@ class Answer:
 
     lead: Optional[Finding]
     confidence: Optional[Confidence]
-    evidence: Tuple[str, ...]  # "line N: text"
-    others: Tuple[Finding, ...]
+    evidence: Tuple[str, ...]  # "line N: text", of the lead and of every finding of the same cause
+    others: Tuple[Finding, ...]  # the leads of the other causes, most likely first
     healthy: Tuple[Finding, ...]  # notes that the environment works and the problem lies elsewhere
     conflicts: Tuple[str, ...]
     next_steps: Tuple[Tuple[str, str], ...]  # (command, why)
+    same_cause: Tuple[Finding, ...] = ()  # the other findings of the lead's cause: more evidence, no other fix
 
 
 def _lines(facts: Facts) -> List[Tuple[str, str]]:
@@ -92,15 +94,31 @@ def evidence_for(finding: Finding, facts: Facts) -> Tuple[str, ...]:
     return tuple(_quote(value) for value in found)
 
 
-def _rank(findings: List[Finding], facts: Facts) -> List[Finding]:
-    order = {id(f): i for i, f in enumerate(findings)}
-    return sorted(findings, key=lambda f: (-f.severity.rank, not evidence_for(f, facts), f.inferred, order[id(f)]))
+def _members(cause: Cause) -> Tuple[Finding, ...]:
+    return (cause.lead, *cause.symptoms)
 
 
-def _confidence(lead: Finding, evidence: Tuple[str, ...]) -> Confidence:
-    if lead.severity is Severity.ERROR and evidence and not lead.inferred:
+def _cause_evidence(cause: Cause, facts: Facts) -> Tuple[str, ...]:
+    """The pasted lines every finding of one cause rests on, in paste order."""
+    found = list(dict.fromkeys(line for f in _members(cause) for line in evidence_for(f, facts)))
+    return tuple(sorted(found, key=_line_number))
+
+
+def _line_number(quoted: str) -> int:
+    number = quoted[len("line "):].partition(":")[0]
+    return int(number) if number.isdigit() else 0
+
+
+def _rank(found: List[Cause], facts: Facts) -> List[Cause]:
+    order = {id(c): i for i, c in enumerate(found)}
+    return sorted(found, key=lambda c: (-c.severity.rank, not _cause_evidence(c, facts),
+                                        all(f.inferred for f in _members(c)), order[id(c)]))
+
+
+def _confidence(cause: Cause, evidence: Tuple[str, ...]) -> Confidence:
+    if cause.severity is Severity.ERROR and evidence and not all(f.inferred for f in _members(cause)):
         return Confidence.HIGH
-    if lead.severity is Severity.ERROR:
+    if cause.severity is Severity.ERROR:
         return Confidence.MEDIUM
     return Confidence.LOW
 
@@ -120,18 +138,18 @@ def _next_steps(facts: Facts, settled: bool) -> Tuple[Tuple[str, str], ...]:
 
 def answer(report: Report) -> Answer:
     facts = report.facts
-    findings = [f for f in report.findings() if f.severity in (Severity.ERROR, Severity.WARNING)]
+    found = [c for c in causes(report) if not c.lead.code.startswith("crash:")]
     healthy = tuple(f for f in report.findings() if f.severity is Severity.INFO and f.code.startswith("paste."))
     conflicts = tuple(value for key, value in facts.extra if key == "paste.conflict")
-    ranked = _rank(findings, facts)
+    ranked = _rank(found, facts)
     if not ranked:
         steps = () if healthy else _next_steps(facts, False)  # a working GPU needs no more environment facts
         return Answer(None, None, (), (), healthy, conflicts, steps)
     lead = ranked[0]
-    evidence = evidence_for(lead, facts)
+    evidence = _cause_evidence(lead, facts)
     confidence = _confidence(lead, evidence)
-    return Answer(lead, confidence, evidence, tuple(ranked[1:]), healthy, conflicts,
-                  _next_steps(facts, confidence is Confidence.HIGH))
+    return Answer(lead.lead, confidence, evidence, tuple(c.lead for c in ranked[1:]), healthy, conflicts,
+                  _next_steps(facts, confidence is Confidence.HIGH), lead.symptoms)
 
 
 def render_answer(report: Report, markdown: bool = False) -> str:
@@ -147,6 +165,9 @@ def render_answer(report: Report, markdown: bool = False) -> str:
     if a.lead is not None:
         confidence = a.confidence.value if a.confidence else "low"
         out.append(md.lead(f"Most likely cause ({confidence} confidence):", f"{a.lead.summary} [{a.lead.code}]"))
+        if a.same_cause:
+            out += ["", "The same cause, also seen as:"]
+            out += [md.item(f"{f.summary} [{f.code}]") for f in a.same_cause]
         if a.evidence:
             out += ["", "Evidence:", *md.block(a.evidence)]
         if a.lead.fix is not None:
