@@ -17,6 +17,7 @@ from gpudoctor.checks import (
     packages_duplicates,
     packages_pins,
     paste,
+    paste_libraries,
     platform,
     toolkit,
     torch_builds,
@@ -47,6 +48,7 @@ CHECKS: List[Check] = [
     *platform.CHECKS,
     *torch_builds.CHECKS,
     *paste.CHECKS,
+    *paste_libraries.CHECKS,
     *verify.CHECKS,
     *verify_distributed.CHECKS,
 ]

@@ -281,3 +281,11 @@ def test_what_manages_the_environment_where_the_paste_shows_it(text: str, instal
     facts = read_paste(text).facts
     assert (facts.platform.installer, facts.platform.torch_from_conda) == (installer, from_conda)
     assert (facts.platform.installer_evidence is not None) == (installer is not None)
+
+
+def test_triple_backticks_closed_on_the_same_line_are_inline_code_not_a_fence() -> None:
+    body = split("I get:\n```Error 803: system has unsupported display driver / cuda driver combination```\n\nSpecs:\nGPU: GTX 1080 Ti\n")
+    assert [s.kind for s in body.segments] == [Kind.PROSE]
+    assert body.segments[0].lines[-1].number == 5
+    fenced = split("```bash\nnvidia-smi\n```\nafter\n")
+    assert [s.kind for s in fenced.segments] == [Kind.FENCE, Kind.PROSE]

@@ -44,6 +44,8 @@ SAMPLES = {
  "notfound": "ERROR: Could not find a version that satisfies the requirement torch==1.9.0+cu102 (from versions: 1.4.0, 1.11.0)",
  "bnb": "UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers are unavailable.",
  "cudahome": "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+ "dshome": "deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, unable to compile CUDA op(s)",
+ "winlog": '02:54:18-197331 ERROR    Could not load torch: [WinError 126] Das angegebene Modul wurde nicht gefunden. Error loading\n                         "P:\\kohya\\venv\\lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its dependencies.',
  "flashabi": "ImportError: /venv/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi",
  "xformers": "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.0.1+cu118)",
  "assert": "RuntimeError: CUDA error: device-side assert triggered",
@@ -80,6 +82,8 @@ EXPECTED = {
     'containercli': 'paste.container-toolkit-no-driver',
     'unavailable': 'paste.cuda-unavailable',
     'cudahome': 'paste.cuda-home-unset',
+    'dshome': 'paste.cuda-home-unset',
+    'winlog': 'windows.dll-load-failed',
     'flashabi': 'paste.flash-attn-abi',
     'xformers': 'paste.xformers-mismatch',
 }

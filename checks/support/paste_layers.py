@@ -26,6 +26,11 @@ def _gpus(facts: Facts) -> List[Tuple[str, CC]]:
     return out
 
 
+def gpu_capabilities(facts: Facts) -> List[Tuple[str, CC]]:
+    """Each GPU's label and compute capability, where the paste gives or names it."""
+    return _gpus(facts)
+
+
 def torch_serves_every_gpu(facts: Facts) -> bool:
     """torch's own arch list has a native kernel (not just PTX) for every GPU in the paste, and there is one."""
     torch = facts.torch

@@ -88,6 +88,12 @@ def _unquote(line: str, limit: int = 64) -> Tuple[str, int]:
     return line, depth
 
 
+def _inline_code(content: str, m: "re.Match[str]") -> bool:
+    """A backtick run followed by more backticks on the same line (```text```) is inline code, not a
+    fence: a backtick fence's info string holds no backtick (CommonMark)."""
+    return m.group(1).startswith("`") and "`" in content[m.end(1):]
+
+
 def split(text: str) -> Body:
     """The segments of ``text`` in order; blank prose lines separate nothing, a fence or a quote does."""
     lines, cut = normalise(text)
@@ -117,7 +123,7 @@ def split(text: str) -> Body:
                 current.append(Line(number, content))
             continue
         m = _FENCE.match(content)
-        if m:
+        if m and not _inline_code(content, m):
             close()
             fence, kind, info, fence_depth = m.group(1), Kind.FENCE, m.group(2).lower()[:20], depth
             continue

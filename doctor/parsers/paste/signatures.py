@@ -127,7 +127,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
     _s(Sig.BNB_NO_GPU, "libbitsandbytes_cpu", r"^\s*bin\s+\S*libbitsandbytes_cpu\.(?:so|dll)\b",
        "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
-    _s(Sig.CUDA_HOME_UNSET, "cuda_home", r"CUDA_HOME environment variable is not set",
+    _s(Sig.CUDA_HOME_UNSET, "cuda_home", r"CUDA_HOME environment variable is not set|"
+       r"CUDA_HOME does not exist, unable to compile CUDA op",
        "building a CUDA extension needs the CUDA toolkit (nvcc); torch's wheels do not include it"),
     _s(Sig.SHADOWED_CUDA, "undefined symbol", r"undefined symbol: (?:__nvJitLink\w*|cusparseSpSV\w*|cublasLt\w*|\w*cudnn\w*)",
        "a system CUDA library on LD_LIBRARY_PATH shadows the one in torch's own nvidia-* wheels", IMPORT),
@@ -139,6 +140,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl)[\w-]*\.so[\w.]*: cannot open shared object file",
        "a CUDA library torch needs cannot be found", IMPORT),
     _s(Sig.WIN_DLL, "dll", r"\[WinError (?:126|127|1114|193)\][^\n]*?(?:\w+\.dll)?|DLL load failed(?: while importing \w+)?:",
+       "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
+    _s(Sig.WIN_DLL, "winerror", r"\[WinError (?:126|127|1114|193)\]",
        "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
     _s(Sig.NO_TORCH, "no module named", r"No module named ['\"]?torch['\"]?(?:$|[^._\w])",
        "torch is not installed in the Python that ran the code", IMPORT),
@@ -191,8 +194,10 @@ def signatures(segment: Segment) -> Iterator[Observation]:
             yield observe("signature", sig.sig, segment, line, "error message")
             if sig.target:
                 message = text.strip().translate(_QUOTES)
-                if i + 1 < len(lines) and lines[i + 1].text.lstrip().startswith("Error loading"):
-                    message += " " + lines[i + 1].text.strip()  # a DLL error wrapped before the DLL's name
+                following = lines[i + 1].text.strip() if i + 1 < len(lines) else ""
+                if following.startswith("Error loading") or (
+                        ".dll" not in message.lower() and ".dll" in following.lower()):
+                    message += " " + following  # a DLL error wrapped before the DLL's name
                 if sig.target == IMPORT and not _CONTEXT.match(message):
                     message = "ImportError: " + message
                 yield observe(sig.target, message[:500], segment, line, "error message")
