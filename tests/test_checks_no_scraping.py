@@ -37,6 +37,7 @@ ALLOWED: Dict[Tuple[str, str], str] = {
     ("torchvision.py", "'^===?([0-9][0-9.]*)$'"): "reads an exact version pin",
     ("windows.py", "'CUDA[\\\\\\\\/]v(\\\\d+(?:\\\\.\\\\d+)?)[\\\\\\\\/]bin'"): "reads a CUDA Toolkit version from a PATH entry",
     ("windows.py", "'(\\\\d+)\\\\.(\\\\d+)'"): "reads a version's major and minor numbers",
+    ("paste_libraries.py", "'^\\\\s*v?(\\\\d+)\\\\.(\\\\d+)'"): "reads a listed package version's major and minor numbers",
 }
 
 
