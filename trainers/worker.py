@@ -16,7 +16,10 @@ from typing import Tuple
 PACKAGE = "_gpudoctor_trainers"
 
 
-def _load_session() -> Tuple[ModuleType, ModuleType]:
+def load_package() -> None:
+    """Load the modules beside this file as the package ``PACKAGE`` (once), without letting them shadow anything."""
+    if PACKAGE in sys.modules:
+        return
     here = os.path.dirname(os.path.abspath(__file__))
     if sys.path and os.path.abspath(sys.path[0] or ".") == here:
         sys.path.pop(0)  # the sibling modules must not shadow anything; they are loaded as a package below
@@ -28,6 +31,10 @@ def _load_session() -> Tuple[ModuleType, ModuleType]:
     package = importlib.util.module_from_spec(spec)
     sys.modules[PACKAGE] = package
     spec.loader.exec_module(package)
+
+
+def _load_session() -> Tuple[ModuleType, ModuleType]:
+    load_package()
     return importlib.import_module(PACKAGE + ".session"), importlib.import_module(PACKAGE + ".protocol")
 
 
