@@ -271,3 +271,16 @@ def test_a_rank_slow_in_every_pair_is_named_not_its_pairs() -> None:
     assert slow_pairs(dist, rates, [2]) == []
     finding = next(f for f in _report("slow_pair_gpu")[0] if f.code == "verify.slow-pair")
     assert finding.summary.startswith("Ranks 1 and 3 exchange data 5.0x slower than the median pair")
+
+
+def test_distributed_runs_only_under_an_interpreter_that_can_run_the_worker(tmp_path: Path) -> None:
+    from gpudoctor.errors import UserError
+    from gpudoctor.probes.verify.distributed import run_distributed
+
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/sh\necho 'not a python'\n", encoding="utf-8")
+    fake.chmod(0o755)
+    with pytest.raises(UserError, match="no such interpreter"):
+        run_distributed(str(tmp_path / "missing"), 2, [], 60.0)
+    with pytest.raises(UserError, match=str(fake)):
+        run_distributed(str(fake), 2, [], 60.0)

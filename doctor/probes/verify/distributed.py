@@ -7,16 +7,14 @@ or ``gpudoctor verify --distributed --worker-only``); then rank 0 of that job wr
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
-import shutil
-import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
 import gpudoctor.trainers as _trainers
 from gpudoctor.errors import UserError
 from gpudoctor.probes.verify import launch
+from gpudoctor.probes.verify.runner import worker_interpreter
 from gpudoctor.facts.distributed import DistributedFacts
 from gpudoctor.facts import Facts
 from gpudoctor.facts.codec import FactsError
@@ -62,20 +60,11 @@ def local_ranks(facts: Facts, nproc: Optional[int]) -> int:
     return count or len(facts.gpus) or CPU_RANKS
 
 
-def interpreter(python: Optional[str]) -> str:
-    if not python:
-        return sys.executable
-    found = shutil.which(python) if os.sep not in python else (python if os.access(python, os.X_OK) else None)
-    if not found or os.path.isdir(found):
-        raise DistributedInputError(f"--python {python}: no such interpreter (give the path of a python executable)")
-    return found
-
-
 def run_distributed(python: Optional[str], nproc: int, args: List[str], timeout: float,
                     env: Optional[Mapping[str, str]] = None,
                     on_record: Callable[[Dict[str, Any]], None] = lambda record: None) -> VerifyFacts:
     """Run torchrun with ``nproc`` local ranks under ``timeout`` seconds; the verify facts from rank 0's record."""
-    exe = interpreter(python)
+    exe = worker_interpreter(python)
     outcome = launch.run(torchrun_argv(exe, nproc, args), timeout, on_record, env)
     record = outcome.first(DISTRIBUTED)
     if record is None:

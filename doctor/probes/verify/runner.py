@@ -51,7 +51,7 @@ def run_verify(
     """
     dataset, folder = _folder(dataset)
     target = _check(dataset, device, all_devices, epochs, timeout)
-    exe = _interpreter(python)
+    exe = worker_interpreter(python)
     root, cache = None, None
     if folder is not None:
         root, cache = folder, str(fetch.default_root().parent / "images")
@@ -175,7 +175,8 @@ def _check(dataset: str, device: Optional[str], all_devices: bool, epochs: Optio
 WORKER_PYTHON = (3, 7)  # the trainers use postponed annotations
 
 
-def _interpreter(python: Optional[str]) -> str:
+def worker_interpreter(python: Optional[str]) -> str:
+    """The interpreter a verify worker runs under: ``python`` found and checked to be Python 3.7 or newer."""
     if not python:
         return sys.executable
     found = shutil.which(python) if os.sep not in python else (python if os.access(python, os.X_OK) else None)
