@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import enum
+from gpudoctor.facts.codec import Vocabulary
 
 
-class Installer(enum.Enum):
+class Installer(Vocabulary):
     """What installs packages into the target environment; fixes are written in its language."""
 
     VENV = "venv"  # a plain virtual environment managed with pip
@@ -16,11 +16,3 @@ class Installer(enum.Enum):
     POETRY = "poetry"  # a Poetry project's environment
     SYSTEM = "system"  # a system Python that pip may still install into (user site)
     EXTERNALLY_MANAGED = "externally-managed"  # a Python marked EXTERNALLY-MANAGED (PEP 668): never pip into it
-
-    @classmethod
-    def parse(cls, value: object) -> "Installer | None":
-        """The member named by ``value``, or None for anything else (facts from other versions stay readable)."""
-        for member in cls:
-            if member.value == value:
-                return member
-        return None
