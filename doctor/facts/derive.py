@@ -26,7 +26,7 @@ _WINERROR = re.compile(r"\[WinError (126|127|1114)\]")  # Windows' codes for a D
 _DLL = _FAILED_FILE[1]
 # nvidia-smi / NVML on a driver upgraded without a reboot: "Failed to initialize NVML: Driver/library version
 # mismatch\nNVML library version: 550.54"
-_NVML_LIB = re.compile(r"NVML library version:\s*([\d.]+)")
+NVML_LIBRARY_VERSION = re.compile(r"NVML library version:\s*([\d.]+)")
 # The loader's and cuDNN's words for a library torch could not use.
 _LIB_ERRORS = re.compile(r"cuDNN version incompatibility|undefined symbol|cannot open shared object file|Unable to load any of")
 _CUDNN_INCOMPAT = re.compile(r"compiled\s+against \(([\d, ]+)\) but found runtime version \(([\d, ]+)\)")
@@ -160,7 +160,7 @@ def classify(facts: Facts) -> Derived:
     winerror = _WINERROR.search(imported)
     dll = _DLL.search(imported)
     driver_texts = "\n".join(t for t in (facts.driver.nvml_error_text, facts.driver.smi_error_text) if t)
-    nvml = _NVML_LIB.search(driver_texts)
+    nvml = NVML_LIBRARY_VERSION.search(driver_texts)
     texts = "\n".join(x for x in (torch.import_error, torch.import_traceback, torch.init_error, torch.cudnn_error,
                                   *torch.warnings) if x)
     incompat = _CUDNN_INCOMPAT.search(texts)

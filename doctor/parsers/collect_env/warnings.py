@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from gpudoctor.facts.derive import cuda_of_found_version
+from gpudoctor.facts.derive import NVML_LIBRARY_VERSION, cuda_of_found_version
 
 CC = Tuple[int, int]
 
@@ -63,7 +63,6 @@ _EXT_LOAD = re.compile(
 _SMI = re.compile(r"NVIDIA-SMI\s+([\d.]+)\s+Driver Version:\s*([\d.]+)\s+CUDA Version:\s*([\d.]+)")
 _SMI_FAIL = re.compile(r"(NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver[^\n]*)")
 _NVML = re.compile(r"Failed to initialize NVML: ([^\n]+)")
-_NVML_LIB = re.compile(r"NVML library version:\s*([\d.]+)")
 _IMPORT = re.compile(
     r"^((?:ImportError|OSError|ModuleNotFoundError)\s*:\s*[^\n]*?"
     r"(?:\.so[.\d]*|\.dll|torch|c10|cudnn|cublas|cudart|nvrtc|WinError)[^\n]*)$",
@@ -232,6 +231,6 @@ def _scan_smi(text: str, sig: Signals) -> None:
     m = _NVML.search(text)
     if m:
         sig.nvml_error_text = "Failed to initialize NVML: " + _flat(m.group(1))
-    m = _NVML_LIB.search(text)
+    m = NVML_LIBRARY_VERSION.search(text)
     if m and sig.smi_driver is None:
         sig.smi_driver = m.group(1)
