@@ -416,6 +416,7 @@ def verifier(monkeypatch: pytest.MonkeyPatch) -> Dict[str, Any]:
 
     module.run_verify = run_verify  # type: ignore[attr-defined]
     module.VerifyInputError = VerifyInputError  # type: ignore[attr-defined]
+    module.worker_interpreter = lambda python: python or sys.executable  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "gpudoctor.probes.verify.runner", module)
     monkeypatch.setattr("gpudoctor.probes.verify.runner", module, raising=False)
     return record
