@@ -21,6 +21,7 @@ from gpudoctor.checks import (
     platform,
     toolkit,
     torch_builds,
+    torch_cuda,
     torch_install,
     torchvision,
     verify,
@@ -32,6 +33,7 @@ from gpudoctor.registry import Check
 CHECKS: List[Check] = [
     *driver.CHECKS,
     *torch_install.CHECKS,
+    *torch_cuda.CHECKS,
     *gpu_arch.CHECKS,
     *torchvision.CHECKS,
     *devices.CHECKS,

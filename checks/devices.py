@@ -136,11 +136,14 @@ def visible_devices(facts: Facts) -> Iterator[Finding]:
     torch_count = torch.device_count if torch.cuda_compiled and not torch.hip and not torch.init_error else None
     mig = any(g.mig_mode for g in facts.gpus)
     if value is None:
+        if torch_count == 0 and torch.is_available is False:
+            return  # CUDA did not start at all: torch.cuda states that, and a count of 0 follows from it
         if torch_count is not None and not mig and torch_count != count:
+            unset = "its value was not recorded" if facts.probe_error("env") else "is not set"
             yield Finding(
                 code="devices.visible",
                 severity=Severity.WARNING,
-                summary=f"torch sees {_plural(torch_count)}, NVML sees {count} and {VAR} is not set",
+                summary=f"torch sees {_plural(torch_count)}, NVML sees {count} and {VAR} {unset}",
                 detail="NVML:\n" + _gpu_list(facts.gpus),
                 fix=Fix("Check every GPU's state with nvidia-smi; a GPU in a bad state is counted by NVML but not "
                         "by CUDA.",

@@ -19,6 +19,50 @@ from typing import Dict, List, Mapping, Optional, Tuple
 
 from gpudoctor.model import Finding, Report, Severity, Status
 
+# Findings that say why torch cannot start CUDA; "CUDA is unavailable" is their symptom.
+WHY_CUDA_FAILS: Tuple[str, ...] = (
+    "driver.too-old-for-torch",
+    "torch.cpu-build-on-gpu",
+    "torch.rocm-build-on-nvidia",
+    "platform.wsl",
+    "platform.container",
+    "platform.no-nvidia-gpu",
+    "devices.visible",
+    "devices.mig",
+    "env.variables",
+    "env.cuda-vars",
+    "driver.not-loaded",
+    "driver.nouveau",
+    "driver.nvml-mismatch",
+    "driver.nvml-error",
+    "driver.fabric-manager",
+    "driver.uvm",
+    "gpu.arch-too-new",
+    "gpu.arch-too-old",
+    "torch.import-failed",
+    "libs.missing",
+    "libs.shadowed",
+    "libs.wrong-version",
+    "windows.dll-load-failed",
+    "paste.no-device",
+    "paste.error-803",
+    "paste.error-804",
+    "paste.nvml-unknown-error",
+    "paste.docker-no-gpu-driver",
+    "paste.container-toolkit-no-driver",
+    "paste.libcuda-missing",
+    "paste.invalid-device-ordinal",
+    "paste.gpu-fell-off-the-bus",
+    "paste.xid",
+    "paste.driver-too-old",
+    "paste.driver-insufficient",
+    "paste.not-compiled-with-cuda",
+    "paste.cpu-build",
+    "paste.two-environments",
+    "paste.environments",
+    "paste.macos-no-cuda",
+)
+
 # symptom code -> the codes, most telling first, of findings that explain it when present
 CONSEQUENCES: Mapping[str, Tuple[str, ...]] = {
     # torchvision from another release or build fails to import; "never released together" says it again
@@ -40,19 +84,8 @@ CONSEQUENCES: Mapping[str, Tuple[str, ...]] = {
     "paste.sm-incompatible": ("gpu.arch-too-old",),
     "paste.torchvision-nms": ("torchvision.version-mismatch", "torchvision.cuda-mismatch"),
     # "CUDA is unavailable" says nothing of why: any check that finds why CUDA cannot work explains it
-    "paste.cuda-unavailable": (
-        "driver.too-old-for-torch",
-        "torch.cpu-build-on-gpu",
-        "platform.wsl",
-        "platform.container",
-        "devices.visible",
-        "driver.not-loaded",
-        "driver.nouveau",
-        "driver.nvml-mismatch",
-        "gpu.arch-too-new",
-        "gpu.arch-too-old",
-        "torch.import-failed",
-    ),
+    "paste.cuda-unavailable": WHY_CUDA_FAILS,
+    "torch.cuda-unavailable": WHY_CUDA_FAILS,
 }
 
 

@@ -7,7 +7,7 @@ import sys
 
 # The checks the product promises, by id; a check renamed or dropped must fail here.
 PROMISED = [
-    "driver", "torch", "gpu.arch", "torchvision", "devices",
+    "driver", "torch", "torch.cuda", "gpu.arch", "torchvision", "devices",
     "driver.fabric-manager", "driver.uvm", "driver.nouveau", "devices.order", "devices.mig",
     "gpu.exclusive-mode", "gpu.memory-held", "gpu.ecc", "gpu.throttled", "gpu.pcie-link", "env.cuda-vars",
     "libs.shadowed", "libs.mixed-cuda-majors", "libs.missing", "libs.wrong-version",

@@ -32,9 +32,10 @@ CAUSES: Dict[str, Cause] = {
     "sm-incompatible": Cause(E, "the GPU's architecture is not in the torch build's list of supported architectures",
                              "Install a torch build that supports the GPU (Blackwell sm_120 needs a CUDA 12.8+ build "
                              "of torch 2.7 or newer).", REINSTALL),
-    "driver-insufficient": Cause(E, "the NVIDIA driver is older than the CUDA runtime torch was built with",
-                                 "Update the NVIDIA driver, or install a torch built for an older CUDA that the "
-                                 "driver supports (nvidia-smi's 'CUDA Version' is the newest it supports).",
+    "driver-insufficient": Cause(E, "the NVIDIA driver is older than the CUDA runtime that torch (or the container "
+                                    "image) was built with",
+                                 "Update the NVIDIA driver, or install a torch build (or use an image) made for an older "
+                                 "CUDA that the driver supports (nvidia-smi's 'CUDA Version' is the newest it supports).",
                                  ("nvidia-smi", "pip install torch --index-url https://download.pytorch.org/whl/cu118")),
     "driver-too-old": Cause(E, "the NVIDIA driver is too old for this torch build's CUDA",
                             "Update the NVIDIA driver, or install a torch built for an older CUDA.",
@@ -84,9 +85,13 @@ CAUSES: Dict[str, Cause] = {
                                 "Remove the system CUDA folders from LD_LIBRARY_PATH for Python (torch's pip wheels "
                                 "bring their own CUDA libraries).", ("echo $LD_LIBRARY_PATH", "unset LD_LIBRARY_PATH"),
                                 ("https://github.com/pytorch/pytorch/issues/119989",)),
-    "cudnn-missing": Cause(E, "torch cannot load its cuDNN library (libcudnn: cannot open shared object file)",
-                           "Reinstall torch so that its nvidia-cudnn wheel is installed and matches; do not mix a "
-                           "conda/system cuDNN with pip wheels.", ("pip list | grep -i nvidia", *REINSTALL)),
+    "cudnn-missing": Cause(E, "a cuDNN library cannot be loaded: it is not on the library search path, or only "
+                              "another major version is",
+                           "For torch, reinstall it so that its nvidia-cudnn wheel is installed and matches; do not mix "
+                           "a conda/system cuDNN with pip wheels. For a program that loads cuDNN itself (ctranslate2, "
+                           "onnxruntime, TensorFlow), install the cuDNN major it was built for and put its folder on "
+                           "PATH (Windows) or LD_LIBRARY_PATH (Linux); the nvidia-cudnn-cuNN wheel of that major works.",
+                           ("pip list | grep -i nvidia", *REINSTALL)),
     "cuda-lib-missing": Cause(E, "a CUDA library torch needs cannot be found (cannot open shared object file)",
                               "Reinstall torch with its nvidia-* wheels, or add the folder holding the library to "
                               "the loader path.", ("pip list | grep -i nvidia", *REINSTALL)),
@@ -177,4 +182,5 @@ SHARED_CAUSE: Dict[str, str] = {
     "error-803": "driver.nvml-mismatch",
     "xformers-mismatch": "packages.kernel-pin-mismatch",
     "two-environments": "packages.duplicate-torch",
+    "cuda-unavailable": "torch.cuda-unavailable",
 }

@@ -26,17 +26,27 @@ class InputError(UserError, ValueError):
     """Input that cannot be diagnosed; the message is one line for the user."""
 
 
+_UTF16_RUN = re.compile(rb"(?:\xff\xfe)?(?:[\t\n\r\x20-\x7e]\x00){4,}")
+
+
+def _utf16_runs(data: bytes) -> bytes:
+    """UTF-8 text with UTF-16-LE stretches in it (a file appended to by another shell): each stretch re-encoded."""
+    return _UTF16_RUN.sub(lambda m: m.group().removeprefix(b"\xff\xfe").decode("utf-16-le").encode(), data)
+
+
 def _decode(data: bytes, name: str) -> str:
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):  # PowerShell's `>` writes UTF-16
         try:
             return data.decode("utf-16")
         except UnicodeDecodeError:
             raise InputError(f"{name}: not readable text (broken UTF-16)") from None
-    if b"\x00" in data and len(data) >= 4 and data[1::2].count(0) * 4 > len(data):  # UTF-16-LE without a BOM
+    if b"\x00" in data and len(data) >= 4 and data[1::2].count(0) * 10 > len(data) * 4:  # UTF-16-LE, no BOM
         try:
             return data.decode("utf-16-le")
         except UnicodeDecodeError:
             pass
+    if b"\x00" in data:
+        data = _utf16_runs(data)  # PowerShell's `>>` appends UTF-16 to a UTF-8 file
     if b"\x00" in data:
         raise InputError(f"{name}: binary data, not a report (it contains NUL bytes)")
     try:
