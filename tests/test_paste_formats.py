@@ -62,3 +62,64 @@ def test_a_conda_update_plan_is_read_as_the_new_build() -> None:
 
 def test_cpp_scoped_names_are_not_a_conda_plan() -> None:
     assert not read_paste("  c10::Error   at::native::empty_cuda\n").recognised
+
+
+def _codes(text: str) -> list:
+    from gpudoctor.parsers.report import load_facts
+    from gpudoctor.registry import discover
+    from gpudoctor.runner import run_checks
+
+    report = run_checks(discover(plugins=False), load_facts(text, "paste"))
+    return [(f.code, f.severity.value) for f in report.findings() if f.severity.value != "info"]
+
+
+BULLETS = """\
+- **PyTorch Version**: 2.2.0+cu121
+- **GPU**: NVIDIA GeForce RTX 5090 (32GB GDDR7)
+- **CUDA Version**: 12.8 (Driver 570.181)
+- **OS**: Ubuntu (Linux)
+
+```python
+import torch
+print(f"CUDA Available: {torch.cuda.is_available()}")  # Returns False
+print(f"GPU Count: {torch.cuda.device_count()}")       # Returns 0
+```
+"""
+
+
+def test_bold_bullets_a_driver_in_brackets_and_answers_in_comments_are_read() -> None:
+    facts = read_paste(BULLETS).facts
+    assert [g.name for g in facts.gpus] == ["NVIDIA GeForce RTX 5090"]  # the memory note is not part of the name
+    assert facts.driver.version == "570.181" and facts.platform.system == "Linux"
+    assert facts.torch.is_available is False and facts.torch.device_count == 0
+    assert facts.toolkit.nvcc_version is None and "driver.cuda_version" in facts.inferred  # "CUDA Version" is ambiguous
+    codes = _codes(BULLETS)
+    assert ("gpu.arch-too-new", "error") in codes
+    assert not any(code == "devices.visible" for code, _ in codes)  # a count of 0 follows from CUDA not starting
+
+
+def test_the_container_toolkit_refusing_an_image_for_an_old_driver_is_named() -> None:
+    text = ("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update your driver "
+            "to a newer version, or use an earlier cuda container: unknown.\n")
+    assert ("paste.driver-insufficient", "error") in _codes(text)
+
+
+def test_cudnn_that_a_program_loads_itself_on_windows_is_named() -> None:
+    for line in ("Could not load library cudnn_ops_infer64_8.dll. Error code 126",
+                 "Could not locate cudnn_ops64_9.dll. Please make sure it is in your library path!",
+                 "Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9, libcudnn_ops.so}"):
+        codes = _codes(f"```\n{line}\n```\n")
+        assert ("paste.cudnn-missing", "error") in codes and ("torch.import-failed", "error") not in codes, line
+
+
+def test_vllm_finding_no_room_for_its_kv_cache_is_a_working_gpu() -> None:
+    text = ('ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when '
+            'initializing the engine.\n')
+    from gpudoctor.parsers.report import load_facts
+    from gpudoctor.registry import discover
+    from gpudoctor.render.diagnosis import render_answer
+    from gpudoctor.runner import run_checks
+
+    assert _codes(text) == []
+    answer = render_answer(run_checks(discover(plugins=False), load_facts(text, "paste")), markdown=False)
+    assert "The CUDA environment itself works" in answer and "No available memory for the cache blocks" in answer

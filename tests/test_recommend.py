@@ -185,11 +185,22 @@ def test_junk_compute_capability(junk: object) -> None:
 
 
 def test_junk_platform_and_versions() -> None:
+    unsupported = recommend([(8, 6)], "garbage", "FreeBSD", "riscv64", "garbage", "garbage")
+    assert (unsupported.ok, unsupported.reason, unsupported.text) == (
+        False, "platform_unsupported", "PyTorch publishes no CUDA wheels for FreeBSD on riscv64.")
+    # a paste that names no platform gets the commands of the platform nearly every wheel is for, and says so
     unknown = recommend([(8, 6)], "garbage", None, None, "garbage", "garbage")
-    assert (unknown.ok, unknown.reason, unknown.text) == (
-        False, "platform_unsupported", "PyTorch publishes no CUDA wheels for an unknown OS on an unknown CPU.")
+    assert unknown.ok and unknown.torch == junk_torch()
+    assert "The input does not say which operating system or CPU this is; the commands are for Linux x86_64." \
+        in unknown.notes
+    windows = recommend([(8, 6)], "garbage", "Windows", None, "garbage", "garbage")
+    assert windows.ok and windows.notes[-1].endswith("the commands are for x86_64.")
     junk_driver = recommend([(8, 6)], "garbage", "Linux", "x86_64", "garbage", "garbage")
-    assert (junk_driver.ok, junk_driver.torch) == (True, "2.15.0+cu132")
+    assert (junk_driver.ok, junk_driver.torch) == (True, junk_torch())
+
+
+def junk_torch() -> str:
+    return "2.15.0+cu132"
 
 
 def test_a_windows_source_build_sets_its_variables_the_powershell_way() -> None:

@@ -54,6 +54,13 @@ def recommend(ccs: Iterable[object], driver_version: Optional[str], system: Opti
         gpus.append(cc)
     labels = [_label(cc, gpu_names, i) for i, cc in enumerate(gpus)]
     os_name, arch = normalise_system(system), normalise_machine(machine)
+    assumed: List[str] = []
+    if system is None and os_name is None:  # a paste that does not say: the platform most wheels are for
+        os_name = "Linux"
+        assumed.append("Linux")
+    if machine is None and arch is None and os_name in ("Linux", "Windows"):
+        arch = "x86_64"
+        assumed.append("x86_64")
     if os_name == "Darwin":
         return _macos(gpus, arch, python_version, current_torch, with_torchvision, with_torchaudio)
     if os_name is None or arch is None or platform_key(os_name, arch) is None:
@@ -69,7 +76,9 @@ def recommend(ccs: Iterable[object], driver_version: Optional[str], system: Opti
     if with_torchaudio:
         chosen, audio_note = _with_audio(chosen, target)
     rec = _finish(chosen, target, labels, current_torch, with_torchvision, with_torchaudio and not audio_note)
-    return replace(rec, notes=rec.notes + (audio_note,)) if audio_note else rec
+    guessed = (f"The input does not say which operating system or CPU this is; the commands are for "
+               f"{' '.join(assumed)}.",) if assumed else ()
+    return replace(rec, notes=rec.notes + ((audio_note,) if audio_note else ()) + guessed)
 
 
 def _with_audio(chosen: Candidate, target: Machine) -> Tuple[Candidate, str]:

@@ -22,8 +22,14 @@ _GPU_KEY = re.compile(r"^gpu ?\d+(?:,\d+)*$")  # SGLang's "GPU 0,1: NVIDIA H100"
 _KERNEL_PACKAGE = re.compile(r"^(vllm|sglang|sgl[_-]kernel|flashinfer(?:[_-]python)?|xformers|flash[_-]attn|bitsandbytes|"
                              r"triton|deepspeed|mmcv(?:[_-]full)?|detectron2)(?: version)?$")
 _COMFY_NAME = re.compile(r"^cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
+_DRIVER_IN_VALUE = re.compile(r"\bdriver(?: version)?\s*[:=]?\s*v?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b")
+_DISTRO = re.compile(r"\b(?:ubuntu|debian|centos|fedora|rhel|red hat|rocky|alma|arch|manjaro|opensuse|suse|"
+                     r"pop!?_os|mint|linux|macos|mac os|windows)\b")
+_MEMORY_SUFFIX = re.compile(r"\s*[(\[]\s*\d+\s*(?:[gm]i?b|gb)\b[^)\]]*[)\]]\s*$", re.I)
 _UUID = re.compile(r"\s*\(UUID:[^)]*\)")
 _SPACES = re.compile(r"\s+")
+_COMMENTED = re.compile(r"\)\s*#\s*(?:returns?|prints?|gives?|->|=>|=|is|output:?)?\s*[`'\"]?([\w.+]+)", re.I)
+_FSTRING_FIELD = re.compile(r"\{([^{}:!]+)[^{}]*\}")
 _PRINT = re.compile(r"print\((.*)\)")
 _EXPRS: Tuple[Tuple[str, str], ...] = (
     ("torch.__version__", "torch.version"),
@@ -47,6 +53,12 @@ _KEYS: Dict[str, str] = {
     "python": "platform.python_version",
     "platform": "platform.string",
     "operating system": "platform.string",
+    "gpu": "gpus.name",
+    "gpus": "gpus.name",
+    "gpu(s)": "gpus.name",
+    "graphics card": "gpus.name",
+    "video card": "gpus.name",
+    "\u663e\u5361": "gpus.name",  # Chinese "graphics card"
     "gpu type": "gpus.name",
     "gpu model": "gpus.name",
     "gpu models": "gpus.name",
@@ -63,6 +75,7 @@ _KEYS: Dict[str, str] = {
     "driver version": "driver.version",
     "nvidia driver": "driver.version",
     "cuda driver version": "driver.cuda_version",
+    "cuda version": "cuda.ambiguous",
     "cuda toolkit version": "toolkit.nvcc_version",
     "os": "platform.os",
     "name": "gpus.comfy",
@@ -109,6 +122,8 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
         system = {"nt": "Windows", "windows": "Windows", "darwin": "Darwin", "linux": "Linux"}.get(low.split()[0])
         if system:
             yield observe("platform.system", system, segment, line, "env report")
+        elif _DISTRO.search(low):  # "Ubuntu 22.04", "macOS 14.2"
+            yield from _platform(value if "mac" in low else f"{value} linux", segment, line)
     elif path == "gpus.comfy":
         m = _COMFY_NAME.match(value)
         if m:
@@ -122,9 +137,14 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
             yield observe(path, m.group(1), segment, line, "env report")
     elif path == "gpus.name":
         if re.search(r"nvidia|geforce|rtx|gtx|tesla|quadro|\b[ahlvtkp]\d{2,3}\b", low):
-            name = _UUID.sub("", value).strip("` ")
+            name = _MEMORY_SUFFIX.sub("", _UUID.sub("", value)).strip("` ")
             yield observe("gpus", (None, name), segment, line, "env report")
     else:
+        driver = _DRIVER_IN_VALUE.search(low)
+        if driver and path != "driver.version":  # "CUDA Version: 12.8 (Driver 570.181)"
+            yield observe("driver.version", driver.group(1), segment, line, "env report")
+        if path == "cuda.ambiguous":  # a toolkit's, the driver's or torch's: only the driver beside it is sure
+            return
         m = re.match(r"(\d+(?:\.\d+)+)", low)
         if m:
             version = m.group(1)
@@ -167,7 +187,8 @@ def _exprs(command: str) -> List[Optional[str]]:
     """The fact paths printed by a `print(...)` (or a `>>>` expression), in order; None for others."""
     m = _PRINT.search(command)
     body = m.group(1) if m else command.split(">>>", 1)[-1]
-    parts = [part.strip() for part in re.split(r",(?![^(]*\))", body) if part.strip()]
+    fields = _FSTRING_FIELD.findall(body) if re.match(r"\s*f['\"]", body) else []
+    parts = fields or [part.strip() for part in re.split(r",(?![^(]*\))", body) if part.strip()]
     out: List[Optional[str]] = []
     for part in parts:
         out.append(next((path for expr, path in _EXPRS if part.replace(" ", "").startswith(expr)), None))
@@ -192,7 +213,14 @@ def one_liners(segment: Segment) -> Iterator[Observation]:
         text = line.text
         if "torch" not in text or not ("print(" in text or text.lstrip().startswith(">>>")):
             continue
-        paths = _exprs(text)
+        paths = _exprs(text.split("#", 1)[0] if "#" in text else text)
+        said = _COMMENTED.search(text)
+        if said and len([p for p in paths if p]) == 1:  # print(torch.cuda.is_available())  # Returns False
+            path = next(p for p in paths if p)
+            value = _typed(path, said.group(1))
+            if value is not None:
+                yield observe(path, value, segment, line, "python comment")
+                continue
         if not any(paths) or i + 1 >= len(lines):
             continue
         out = lines[i + 1]

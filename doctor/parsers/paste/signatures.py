@@ -78,6 +78,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU's architecture is not in the torch build's arch list", WARN),
     _s(Sig.DRIVER_INSUFFICIENT, "driver version is insufficient", r"CUDA driver version is insufficient for CUDA runtime version",
        "the NVIDIA driver is older than the CUDA runtime torch was built with", INIT),
+    _s(Sig.DRIVER_INSUFFICIENT, "unsatisfied condition: cuda", r"requirement error: unsatisfied condition: cuda\s*>=\s*\d+\.\d+",
+       "the host's NVIDIA driver is older than the CUDA the container image requires", INIT),
     _s(Sig.DRIVER_TOO_OLD, "driver on your system is too old", r"NVIDIA driver on your system is too old(?: \(found version \d+\))?",
        "the NVIDIA driver is older than the CUDA runtime torch was built with", INIT),
     _s(Sig.NOT_COMPILED, "not compiled with cuda", r"Torch not compiled with CUDA enabled",
@@ -134,6 +136,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        "a system CUDA library on LD_LIBRARY_PATH shadows the one in torch's own nvidia-* wheels", IMPORT),
     _s(Sig.CUDNN_MISSING, "libcudnn", r"libcudnn[\w.-]*\.so[\w.]*: cannot open shared object file",
        "torch cannot find its cuDNN library (the nvidia-cudnn wheel is missing or not on the search path)", IMPORT),
+    _s(Sig.CUDNN_MISSING, "cudnn", r"Could not (?:locate|load library) cudnn\w*\.dll|"
+       r"Unable to load any of \{?libcudnn|Invalid handle\. Cannot load symbol cudnn\w+",
+       "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
     _s(Sig.LIBCUDA_MISSING, "libcuda.so", r"libcuda\.so[\w.]*(?::| ) ?(?:cannot open shared object file|not found)|"
        r"Could not load library libcuda\.so|(?:Failed|Unable) to dlopen libcuda\.so",
        "the driver library libcuda.so is not on the loader's path (under WSL it lives in /usr/lib/wsl/lib)", INIT),
@@ -162,6 +167,10 @@ CATALOGUE: Tuple[Signature, ...] = (
        "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
     _s(Sig.OUT_OF_MEMORY, "out of memory", r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory",
        "the GPU works but ran out of memory: reduce the batch size or model size", healthy=True),
+    _s(Sig.OUT_OF_MEMORY, "cache blocks", r"No available memory for the cache blocks|"
+       r"insufficient memory for the KV cache|is larger than the maximum number of tokens that can be stored in KV cache",
+       "the GPU works; the model's weights leave too little GPU memory for vLLM's KV cache (gpu_memory_utilization, "
+       "max_model_len, tensor parallelism)", healthy=True),
     _s(Sig.DEVICE_ASSERT, "device-side assert", r"device-side assert triggered",
        "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
     _s(Sig.DEVICE_MISMATCH, "expected all tensors", r"Expected all tensors to be on the same device",
