@@ -106,7 +106,7 @@ def gpu_arch(facts: Facts) -> Iterator[Finding]:
         raise skip("torch is not installed")
     if torch.import_error or torch.timed_out or torch.crashed:
         raise skip("torch does not import, so its GPU architectures are unknown")
-    version = torch.version or _fix.installed_version(facts, "torch") or "(unknown version)"
+    version = torch.version or _fix.installed_version(facts, "torch") or "(version not shown)"
     if torch.hip:
         raise skip(f"torch {version} is a ROCm build; NVIDIA architectures do not apply")
     if torch.cuda_compiled is False or version.endswith("+cpu"):

@@ -123,3 +123,18 @@ def test_vllm_finding_no_room_for_its_kv_cache_is_a_working_gpu() -> None:
     assert _codes(text) == []
     answer = render_answer(run_checks(discover(plugins=False), load_facts(text, "paste")), markdown=False)
     assert "The CUDA environment itself works" in answer and "No available memory for the cache blocks" in answer
+
+
+def test_a_gpu_name_keeps_no_note_in_brackets_and_an_unknown_torch_is_said_plainly() -> None:
+    facts = read_paste("- GPU: NVIDIA GeForce GTX 1050 (compute capability 6.1)\n- torch: 2.8.0+cu128\n").facts
+    assert [g.name for g in facts.gpus] == ["NVIDIA GeForce GTX 1050"]
+    warning = ("UserWarning: NVIDIA GeForce RTX 5070 with CUDA capability sm_120 is not compatible with the current "
+               "PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_61 sm_70 "
+               "sm_75 sm_80 sm_86 sm_90.\n")
+    from gpudoctor.parsers.report import load_facts
+    from gpudoctor.registry import discover
+    from gpudoctor.runner import run_checks
+
+    report = run_checks(discover(plugins=False), load_facts(warning, "paste"))
+    (arch,) = [f for f in report.findings() if f.code == "gpu.arch-too-new"]
+    assert arch.summary.startswith("torch (version not shown) has kernels for sm_50..sm_90")

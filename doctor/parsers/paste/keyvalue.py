@@ -25,7 +25,8 @@ _COMFY_NAME = re.compile(r"^cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
 _DRIVER_IN_VALUE = re.compile(r"\bdriver(?: version)?\s*[:=]?\s*v?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b")
 _DISTRO = re.compile(r"\b(?:ubuntu|debian|centos|fedora|rhel|red hat|rocky|alma|arch|manjaro|opensuse|suse|"
                      r"pop!?_os|mint|linux|macos|mac os|windows)\b")
-_MEMORY_SUFFIX = re.compile(r"\s*[(\[]\s*\d+\s*(?:[gm]i?b|gb)\b[^)\]]*[)\]]\s*$", re.I)
+_MEMORY_SUFFIX = re.compile(r"\s*[(\[]\s*(?:\d+\s*(?:[gm]i?b|gb)\b|compute capability|cc\b|sm_?\d|capability)"
+                            r"[^)\]]*[)\]]\s*$", re.I)
 _UUID = re.compile(r"\s*\(UUID:[^)]*\)")
 _SPACES = re.compile(r"\s+")
 _COMMENTED = re.compile(r"\)\s*#\s*(?:returns?|prints?|gives?|->|=>|=|is|output:?)?\s*[`'\"]?([\w.+]+)", re.I)
