@@ -82,7 +82,8 @@ def fabric_manager(facts: Facts) -> Iterator[Finding]:
     machine = _gpu_span(switched) + " sit on an NVSwitch fabric" if switched else "CUDA reports Error 802"
     driver = facts.driver.version or "unknown"
     cuda_says = " and CUDA fails with 'Error 802: system not yet initialized'" if error_802 else ""
-    required = f"nvidia-fabricmanager {driver}, running (the same version as the driver)"
+    required = (f"nvidia-fabricmanager {driver}, running (the same version as the driver)" if facts.driver.version
+                else "nvidia-fabricmanager of exactly the driver's version, running")
     evidence = ("gpus", "driver.fabric_manager", "driver.version") + (("torch.init_error",) if error_802 else ())
     fm_version = facts.driver.fabric_manager_version
     if state is FabricManager.RUNNING and fm_version and facts.driver.version and fm_version != facts.driver.version:
@@ -119,7 +120,9 @@ def fabric_manager(facts: Facts) -> Iterator[Finding]:
     yield Finding(
         code="driver.fabric-manager",
         severity=Severity.ERROR,
-        summary=f"{machine}{cuda_says}: observed {observed}; required {required}",
+        summary=(f"{machine}{cuda_says}: observed {observed}; required {required}" if switched else
+                 f"CUDA fails with 'Error 802: system not yet initialized', the NVSwitch fabric manager's error: "
+                 f"observed {observed}; required {required}"),
         detail="On NVSwitch systems the GPUs cannot run CUDA until the fabric manager has configured the "
         "NVLink fabric; until then every CUDA call fails with Error 802.",
         fix=fix,

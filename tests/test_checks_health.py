@@ -12,7 +12,7 @@ from checkhelp import SCENARIOS, commands, found, load
 from gpudoctor.checks import devices_map as device_map
 from gpudoctor.checks import driver_state, env_vars, gpu_health
 from gpudoctor.checks.env_vars import parse_alloc_conf, suggest_alloc_conf
-from gpudoctor.facts import EnvFacts, Facts, Gpu, GpuProcess, TorchDevice
+from gpudoctor.facts import EnvFacts, Facts, Gpu, GpuProcess, TorchDevice, TorchFacts
 from gpudoctor.model import CheckResult, Status
 from gpudoctor.registry import Check
 from gpudoctor.runner import run_check
@@ -65,6 +65,20 @@ def test_fabric_manager_stopped_on_hgx_h100_with_error_802() -> None:
     assert commands(result) == [("sudo systemctl enable --now nvidia-fabricmanager",
                                  "sudo journalctl -u nvidia-fabricmanager -b --no-pager -n 50")]
     assert result.findings[0].links == ("https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/index.html",)
+
+
+def test_error_802_alone_names_the_fabric_manager_without_inventing_a_driver_version() -> None:
+    facts = Facts(torch=_torch_failing_with("CUDA error: system not yet initialized (Error 802)"))
+    result = run(driver_state.fabric_manager, facts)
+    assert found(result) == [(
+        "error",
+        "CUDA fails with 'Error 802: system not yet initialized', the NVSwitch fabric manager's error: observed "
+        "fabric manager state not read; required nvidia-fabricmanager of exactly the driver's version, running",
+    )]
+
+
+def _torch_failing_with(error: str) -> TorchFacts:
+    return TorchFacts(installed=True, version="2.4.0+cu121", cuda="12.1", init_error=error, is_available=False)
 
 
 def test_fabric_manager_missing_on_rocky_gives_dnf_install_of_the_driver_branch() -> None:
