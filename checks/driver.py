@@ -281,6 +281,9 @@ def driver(facts: Facts) -> Iterator[Finding]:
     if _NO_DRIVER_TEXT in (facts.torch.init_error or "").lower() and not d.version and not d.nvml_error:
         yield from _no_driver(facts, 'torch: "Found no NVIDIA driver on your system"')
         return
+    if derived(facts).smi_missing and not d.version and not facts.gpus:
+        yield from _no_driver(facts, "nvidia-smi is not installed")
+        return
     too_old = _too_old(facts)
     if too_old is not None:
         yield too_old

@@ -138,3 +138,28 @@ def test_a_gpu_name_keeps_no_note_in_brackets_and_an_unknown_torch_is_said_plain
     report = run_checks(discover(plugins=False), load_facts(warning, "paste"))
     (arch,) = [f for f in report.findings() if f.code == "gpu.arch-too-new"]
     assert arch.summary.startswith("torch (version not shown) has kernels for sm_50..sm_90")
+
+
+def test_torch_saying_the_gpu_is_too_old_is_the_arch_cause() -> None:
+    text = ("UserWarning:\n    Found GPU0 NVIDIA GeForce GTX 770 which is of cuda capability 3.0.\n"
+            "    PyTorch no longer supports this GPU because it is too old.\n"
+            "    The minimum cuda capability supported by this library is 3.7.\n")
+    assert ("paste.gpu-too-old", "error") in _codes(text)
+
+
+def test_nvidia_smi_finding_no_devices_is_a_gpu_the_driver_cannot_see() -> None:
+    assert ("paste.no-device", "error") in _codes("$ nvidia-smi\nNo devices were found\n")
+
+
+def test_nvidia_smi_not_installed_means_no_driver() -> None:
+    for missing in ("bash: nvidia-smi: command not found",
+                    "'nvidia-smi' is not recognized as an internal or external command,"):
+        text = f"{missing}\n>>> import torch\n>>> torch.__version__\n'1.13.1+cu117'\n"
+        facts = read_paste(text).facts
+        assert facts.driver.smi_error_text and missing.split(":")[0].strip("'") in facts.driver.smi_error_text
+        assert "driver.not-loaded" in [code for code, _ in _codes(text)], missing  # a warning: no GPU is shown
+
+
+def test_cublas_failing_to_start_is_named_without_blaming_the_install() -> None:
+    codes = _codes("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n")
+    assert codes == [("paste.math-library-init-failed", "warning")]

@@ -32,6 +32,19 @@ CAUSES: Dict[str, Cause] = {
     "sm-incompatible": Cause(E, "the GPU's architecture is not in the torch build's list of supported architectures",
                              "Install a torch build that supports the GPU (Blackwell sm_120 needs a CUDA 12.8+ build "
                              "of torch 2.7 or newer).", REINSTALL),
+    "gpu-too-old": Cause(E, "torch says the GPU is too old: its compute capability is below the oldest this build has "
+                            "kernels for",
+                         "Install the newest torch release whose kernels still cover this GPU's compute capability "
+                         "(gpudoctor check names it from the arch lists), or use a newer GPU.",
+                         ('python -c "import torch; print(torch.__version__, torch.cuda.get_arch_list(), '
+                          'torch.cuda.get_device_capability())"', "gpudoctor check")),
+    "math-library-init-failed": Cause(W, "cuBLAS or cuDNN could not start on the GPU (CUBLAS/CUDNN_STATUS_NOT_INITIALIZED)",
+                                      "Most often the GPU memory is already full (this process or another one): check "
+                                      "nvidia-smi and lower the memory use. If memory is free, the library does not "
+                                      "support this GPU or comes from another CUDA: compare the GPU with the torch "
+                                      "build's arch list and reinstall torch with its own nvidia-* wheels.",
+                                      ("nvidia-smi", 'python -c "import torch; print(torch.__version__, '
+                                       'torch.cuda.get_arch_list(), torch.cuda.mem_get_info())"')),
     "driver-insufficient": Cause(E, "the NVIDIA driver is older than the CUDA runtime that torch (or the container "
                                     "image) was built with",
                                  "Update the NVIDIA driver, or install a torch build (or use an image) made for an older "
@@ -168,6 +181,7 @@ SHARED_CAUSE: Dict[str, str] = {
     "driver-too-old": "driver.too-old-for-torch",
     "driver-insufficient": "driver.too-old-for-torch",
     "no-kernel-image": "gpu.arch-too-new",
+    "gpu-too-old": "gpu.arch-too-old",
     "sm-incompatible": "gpu.arch-too-new",
     "not-compiled-with-cuda": "torch.cpu-build-on-gpu",
     "cpu-build": "torch.cpu-build-on-gpu",

@@ -44,6 +44,9 @@ _FORWARD_COMPAT = re.compile(r"Error (80[34])|forward compatibility was attempte
 _CAPABILITY_REFUSED = re.compile(r"capability (sm_\d+) is not compatible")
 _NO_KERNEL_IMAGE = "no kernel image is available"
 _MAX_REFUSED_ARCHS = 64  # distinct architectures kept from hostile texts; a machine has a handful
+# The shell's words for an nvidia-smi that is not installed (bash, cmd, PowerShell): no driver is installed here.
+_SMI_MISSING = re.compile(r"nvidia-smi: (?:command )?not found|'nvidia-smi' is not recognized|"
+                          r"The term 'nvidia-smi' is not recognized")
 # CUDA's words for a GPU another process holds exclusively or that is set to Prohibited compute mode.
 _BUSY = "busy or unavailable"
 
@@ -114,6 +117,8 @@ class Derived:
     kernel_refusals: Tuple[KernelRefusal, ...] = ()
     # CUDA said the GPU is "busy or unavailable" (init error or any verify error; case-insensitive).
     gpu_busy: bool = False
+    # The driver's texts say nvidia-smi is not installed.
+    smi_missing: bool = False
 
     @property
     def driver_found_cuda(self) -> Optional[str]:
@@ -181,7 +186,8 @@ def classify(facts: Facts) -> Derived:
                    torchvision_cuda_pair=(pair.group(1), pair.group(2)) if pair else None,
                    libcuda_so_unopened=_LIBCUDA_UNOPENED.search(torch_texts) is not None,
                    forward_compat_error=forward.group(0) if forward else None,
-                   kernel_refusals=_kernel_refusals(refusing), gpu_busy=_busy(facts))
+                   kernel_refusals=_kernel_refusals(refusing), gpu_busy=_busy(facts),
+                   smi_missing=_SMI_MISSING.search(driver_texts) is not None)
 
 
 _LAST: Optional[Tuple["weakref.ref[Facts]", Derived]] = None

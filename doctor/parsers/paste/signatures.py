@@ -16,6 +16,7 @@ class Sig(enum.Enum):
 
     NO_KERNEL_IMAGE = "no-kernel-image"
     SM_INCOMPATIBLE = "sm-incompatible"
+    GPU_TOO_OLD = "gpu-too-old"
     DRIVER_INSUFFICIENT = "driver-insufficient"
     DRIVER_TOO_OLD = "driver-too-old"
     NOT_COMPILED = "not-compiled-with-cuda"
@@ -38,6 +39,7 @@ class Sig(enum.Enum):
     WIN_DLL = "windows-dll"
     NO_TORCH = "torch-not-installed"
     DEVICE_BUSY = "device-busy"
+    MATH_LIB_INIT = "math-library-init-failed"
     GPU_LOST = "gpu-fell-off-the-bus"
     FLASH_ATTN_ARCH = "flash-attn-needs-ampere"
     FLASH_ATTN_ABI = "flash-attn-abi"
@@ -76,6 +78,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the torch build has no kernels for this GPU's architecture", WARN),
     _s(Sig.SM_INCOMPATIBLE, "is not compatible with the current pytorch", r"sm_\d+\s+is not compatible with the current PyTorch",
        "the GPU's architecture is not in the torch build's arch list", WARN),
+    _s(Sig.GPU_TOO_OLD, "no longer supports this gpu", r"PyTorch no longer supports this GPU because it is too old",
+       "the GPU is older than the oldest architecture this torch build has kernels for", WARN),
     _s(Sig.DRIVER_INSUFFICIENT, "driver version is insufficient", r"CUDA driver version is insufficient for CUDA runtime version",
        "the NVIDIA driver is older than the CUDA runtime torch was built with", INIT),
     _s(Sig.DRIVER_INSUFFICIENT, "unsatisfied condition: cuda", r"requirement error: unsatisfied condition: cuda\s*>=\s*\d+\.\d+",
@@ -88,6 +92,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "no NVIDIA driver is loaded", INIT),
     _s(Sig.NO_DEVICE, "cuda", r"no CUDA-capable device (?:is )?detected|No CUDA GPUs are available|cudaErrorNoDevice",
        "CUDA sees no GPU (none visible to this process)", INIT),
+    _s(Sig.NO_DEVICE, "no devices were found", r"^\s*No devices were found\s*$",
+       "nvidia-smi finds no GPU: the driver is loaded but sees none (hidden from this container or VM, or lost)"),
     _s(Sig.ERR_802, "not yet initialized", r"system not yet initialized|Error 802",
        "error 802: on NVSwitch systems the fabric manager is not running", INIT),
     _s(Sig.ERR_803, "unsupported display driver", r"unsupported display driver / cuda driver combination|Error 803",
@@ -106,6 +112,10 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.SMI_NO_DRIVER, "communicate with the nvidia driver",
        r"NVIDIA-SMI has failed because it couldn.t communicate with the NVIDIA driver",
        "no NVIDIA driver is loaded", "driver.smi_error_text"),
+    _s(Sig.SMI_NO_DRIVER, "nvidia-smi", r"nvidia-smi: (?:command )?not found|'nvidia-smi' is not recognized as an internal "
+       r"or external command|The term 'nvidia-smi' is not recognized",
+       "nvidia-smi is not installed: no NVIDIA driver is installed here (or the container was started without it)",
+       "driver.smi_error_text"),
     _s(Sig.CONTAINER_CLI, "nvidia-container-cli", r"nvidia-container-cli: (?:initialization error|detection error)",
        "the NVIDIA Container Toolkit cannot load the host driver (libnvidia-ml.so.1): the driver is missing on the "
        "host or the toolkit looks in the wrong place"),
@@ -152,6 +162,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        "torch is not installed in the Python that ran the code", IMPORT),
     _s(Sig.DEVICE_BUSY, "busy or unavailable", r"CUDA-capable devices? ?(?:\(s\) )?(?:is/are|are|is) busy or unavailable",
        "the GPU is in exclusive compute mode and another process holds it, or it is prohibited", WARN),
+    _s(Sig.MATH_LIB_INIT, "status_", r"CUBLAS_STATUS_NOT_INITIALIZED|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_INITIALIZED",
+       "cuBLAS or cuDNN could not start on the GPU: usually its memory was already used up; otherwise the library "
+       "does not support this GPU"),
     _s(Sig.GPU_LOST, "nvrm", r"fallen off the bus|RmInitAdapter failed|GPU has fallen off",
        "the GPU stopped responding to the driver (power, cooling, PCIe link or firmware)"),
     _s(Sig.CUDA_UNAVAILABLE, "available", r"GPUAccelerator can not run on your system|"
