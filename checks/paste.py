@@ -30,6 +30,7 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
     "error-803": lambda f: f.driver.nvml_failure is NvmlError.VERSION_MISMATCH,
     "windows-dll": lambda f: f.platform.system == "Windows" and "WinError" in (f.torch.import_error or ""),
     "torchvision-nms": lambda f: bool(f.torchvision.version and f.torch.version),
+    "torchvision-cuda-mismatch": lambda f: bool(f.torchvision.version and f.torch.version),
     "not-compiled-with-cuda": lambda f: bool(f.gpus and f.torch.version and f.torch.cuda_compiled is False),
     "gpu-fell-off-the-bus": lambda f: any(k == "paste.xid" for k, _ in f.extra),  # paste.xid says it
     "cuda-unavailable": lambda f: _explained(f),

@@ -163,3 +163,23 @@ def test_nvidia_smi_not_installed_means_no_driver() -> None:
 def test_cublas_failing_to_start_is_named_without_blaming_the_install() -> None:
     codes = _codes("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`\n")
     assert codes == [("paste.math-library-init-failed", "warning")]
+
+
+def test_torch_without_a_cuda_tag_from_pip_on_windows_is_the_cpu_wheel() -> None:
+    text = ("C:\\Users\\me> pip list\nPackage     Version\n----------- -------\ntorch       2.3.0\n\n"
+            "C:\\Users\\me> python -c \"import torch; print(torch.cuda.is_available())\"\nFalse\n")
+    facts = read_paste(text).facts
+    assert facts.platform.system == "Windows" and facts.torch.cuda_compiled is False
+    assert "torch.cuda_compiled" in facts.inferred
+    assert ("paste.cpu-build", "error") in _codes(text) or ("paste.cpu-build", "warning") in _codes(text)
+    linux = read_paste("$ pip list\nPackage     Version\n----------- -------\ntorch       2.3.0\n").facts
+    assert linux.torch.cuda_compiled is None  # PyPI's Linux wheel is a CUDA build
+    conda = read_paste("C:\\Users\\me> conda list torch\n# Name Version Build Channel\n"
+                       "pytorch 2.3.0 py3.11_cuda12.1_cudnn8_0 pytorch\n").facts
+    assert conda.torch.cuda_compiled is not False  # a conda build says its CUDA in the build string
+
+
+def test_torchvision_refusing_torch_of_another_cuda_major_is_named() -> None:
+    text = ("RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA major versions. "
+            "PyTorch has CUDA Version=11.8 and torchvision has CUDA Version=12.1.\n")
+    assert ("paste.torchvision-cuda-mismatch", "error") in _codes(text)

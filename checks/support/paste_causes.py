@@ -32,6 +32,9 @@ CAUSES: Dict[str, Cause] = {
     "sm-incompatible": Cause(E, "the GPU's architecture is not in the torch build's list of supported architectures",
                              "Install a torch build that supports the GPU (Blackwell sm_120 needs a CUDA 12.8+ build "
                              "of torch 2.7 or newer).", REINSTALL),
+    "torchvision-cuda-mismatch": Cause(E, "torchvision was built for another CUDA than torch (they must come from one "
+                                          "index and release)",
+                                       "Reinstall torch and torchvision together from one CUDA index.", REINSTALL),
     "gpu-too-old": Cause(E, "torch says the GPU is too old: its compute capability is below the oldest this build has "
                             "kernels for",
                          "Install the newest torch release whose kernels still cover this GPU's compute capability "
@@ -186,6 +189,7 @@ SHARED_CAUSE: Dict[str, str] = {
     "not-compiled-with-cuda": "torch.cpu-build-on-gpu",
     "cpu-build": "torch.cpu-build-on-gpu",
     "torchvision-nms": "torchvision.import-failed",
+    "torchvision-cuda-mismatch": "torchvision.cuda-mismatch",
     "no-device": "devices.visible",
     "cudnn-missing": "torch.import-failed",
     "cuda-lib-missing": "torch.import-failed",

@@ -101,6 +101,25 @@ def _derive(facts: Facts, found: Tuple[Sig, ...]) -> Facts:
     return dataclasses.replace(facts, torch=torch, platform=platform)
 
 
+_PIP_SOURCES = frozenset({"pip list", "pip show", "pip freeze", "python -c", "python REPL"})
+
+
+def _windows_pypi(facts: Facts, observations: List[Observation]) -> Tuple[Facts, List[Tuple[str, str]]]:
+    """A torch version without a local tag, as pip or torch itself prints it on Windows, is PyPI's wheel: CPU-only."""
+    t = facts.torch
+    if (facts.platform.system != "Windows" or not t.version or "+" in t.version or t.cuda or t.hip
+            or t.cuda_compiled is not None):
+        return facts, []
+    source = next((o.fmt for o in observations if o.path == "torch.version" and o.value == t.version), None)
+    if source not in _PIP_SOURCES:
+        return facts, []
+    torch = dataclasses.replace(t, cuda_compiled=False)
+    facts = dataclasses.replace(facts, torch=torch, inferred=tuple(dict.fromkeys(facts.inferred + ("torch.cuda_compiled",))))
+    return facts, [("inferred.torch.cuda_compiled",
+                    f"torch {t.version} ({source}) has no +cuXXX tag: on Windows that is PyPI's wheel, which is "
+                    "CPU-only; CUDA builds come from download.pytorch.org")]
+
+
 def _unavailable(observations: List[Observation]) -> List[Observation]:
     """torch itself printing ``torch.cuda.is_available()`` as False, and no message saying more, says what
     "CUDA is not available" says."""
@@ -134,7 +153,9 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     merged = merge(start, [o for o in observations if o.path != "gpus.cc"], base_format)
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))
     facts = _with_ccs(_derive(merged.facts, found), observations)
+    facts, windows_note = _windows_pypi(facts, observations)
     facts, notes = infer(facts, conda_torch=False)
+    notes += windows_note
     if base is not None:
         notes += list(_base_lines(body, base)) + list(_later_reports(text, base))
     if body.cut_lines:

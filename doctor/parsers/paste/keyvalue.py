@@ -217,10 +217,10 @@ def one_liners(segment: Segment) -> Iterator[Observation]:
         paths = _exprs(text.split("#", 1)[0] if "#" in text else text)
         said = _COMMENTED.search(text)
         if said and len([p for p in paths if p]) == 1:  # print(torch.cuda.is_available())  # Returns False
-            path = next(p for p in paths if p)
-            value = _typed(path, said.group(1))
-            if value is not None:
-                yield observe(path, value, segment, line, "python comment")
+            commented = next(p for p in paths if p)
+            answer = _typed(commented, said.group(1))
+            if answer is not None:
+                yield observe(commented, answer, segment, line, "python comment")
                 continue
         if not any(paths) or i + 1 >= len(lines):
             continue

@@ -32,6 +32,7 @@ class Sig(enum.Enum):
     DOCKER_NO_GPU = "docker-no-gpu-driver"
     INVALID_ORDINAL = "invalid-device-ordinal"
     TORCHVISION_NMS = "torchvision-nms"
+    TORCHVISION_CUDA = "torchvision-cuda-mismatch"
     SHADOWED_CUDA = "shadowed-cuda-libs"
     CUDNN_MISSING = "cudnn-missing"
     LIB_MISSING = "cuda-lib-missing"
@@ -126,6 +127,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.TORCHVISION_NMS, "torchvision::", r"(?:operator torchvision::nms does not exist|No such operator torchvision::\w+|"
        r"Could not run 'torchvision::\w+' with arguments from the 'CUDA' backend)",
        "torchvision was built for a different torch", "torchvision.import_error"),
+    _s(Sig.TORCHVISION_CUDA, "compiled with different cuda", r"PyTorch and torchvision were compiled with different CUDA "
+       r"(?:major )?versions", "torchvision was built for another CUDA than torch", "torchvision.import_error"),
     _s(Sig.FLASH_ATTN_ARCH, "flashattention only supports", r"FlashAttention only supports Ampere GPUs or newer",
        "flash-attn refuses this GPU: its kernels need Ampere (sm_80) or newer; torch itself works"),
     _s(Sig.FLASH_ATTN_ABI, "flash_attn", r"flash_attn\w*\.(?:cpython[\w.-]*\.so|pyd)[^\n]*undefined symbol",

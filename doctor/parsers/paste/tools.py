@@ -118,7 +118,8 @@ def arch_list(segment: Segment) -> Iterator[Observation]:
             yield observe("torch.arch_flags", tokens, segment, line, "torch.cuda.get_arch_list()")
 
 
-_WINDOWS_PATH = re.compile(r"\b[A-Za-z]:\\(?:[^\\\s]+\\)*(?:site-packages|Python\d*|Program Files)", re.I)
+_WINDOWS_PATH = re.compile(r"\b[A-Za-z]:\\(?:[^\\\s]+\\)*(?:site-packages|Python\d*|Program Files)|"
+                           r"^\s*(?:PS )?[A-Za-z]:\\[^<>|\n]*>\s*\S", re.I)
 _FINDSTR = re.compile(r"\|\s*findstr\b", re.I)  # a pipe into findstr: only cmd.exe has it
 _WSL = re.compile(r"microsoft-standard-WSL2|/usr/lib/wsl/lib|\bWSL ?2\b", re.I)
 _DOCKER = re.compile(r"^\s*(?:\$\s*|sudo\s+)?(?:docker|podman)\s+(?:run|compose|exec)\b|^\s*FROM\s+\S*(?:nvidia|pytorch|cuda)\S*", re.I)
