@@ -78,7 +78,9 @@ CONSEQUENCES: Mapping[str, Tuple[str, ...]] = {
     "verify.kernel-image-missing": ("gpu.arch-too-new", "gpu.arch-too-old"),
     "verify.driver-too-old": ("driver.too-old-for-torch",),
     # import torch fails on the very library that libs.missing names
-    "torch.import-failed": ("libs.missing",),
+    "torch.import-failed": ("libs.missing", "paste.windows-paging-file"),
+    # the module is not loaded because Secure Boot refused it
+    "driver.not-loaded": ("paste.secure-boot",),
     # pasted messages whose cause a structural check judges, when it is not the one their ``cause`` names
     "paste.no-kernel-image": ("gpu.arch-too-old",),
     "paste.sm-incompatible": ("gpu.arch-too-old",),

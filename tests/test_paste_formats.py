@@ -183,3 +183,34 @@ def test_torchvision_refusing_torch_of_another_cuda_major_is_named() -> None:
     text = ("RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA major versions. "
             "PyTorch has CUDA Version=11.8 and torchvision has CUDA Version=12.1.\n")
     assert ("paste.torchvision-cuda-mismatch", "error") in _codes(text)
+
+
+def _lead(text: str) -> str:
+    from gpudoctor.parsers.report import load_facts
+    from gpudoctor.registry import discover
+    from gpudoctor.render.diagnosis import answer
+    from gpudoctor.runner import run_checks
+
+    a = answer(run_checks(discover(plugins=False), load_facts(text, "paste")))
+    assert a.lead is not None
+    return a.lead.code
+
+
+def test_secure_boot_refusing_the_module_leads_over_the_module_not_being_loaded() -> None:
+    text = ("$ sudo modprobe nvidia\nmodprobe: ERROR: could not insert 'nvidia': Key was rejected by service\n$ nvidia-smi\n"
+            "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest "
+            "NVIDIA driver is installed and running.\n")
+    assert _lead(text) == "paste.secure-boot"
+
+
+def test_a_windows_paging_file_too_small_is_not_a_broken_install() -> None:
+    text = ('Traceback (most recent call last):\n  File "main.py", line 1, in <module>\n    import torch\n'
+            'OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading '
+            '"C:\\\\p\\\\Lib\\\\site-packages\\\\torch\\\\lib\\\\cufft64_11.dll" or one of its dependencies.\n')
+    assert _lead(text) == "paste.windows-paging-file"
+
+
+def test_cudnn_version_incompatibility_names_the_shadowing_cudnn() -> None:
+    text = ("RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 9, 2) but found runtime "
+            "version (8, 2, 1). Looks like your LD_LIBRARY_PATH contains incompatible version of cudnn.\n")
+    assert _lead(text) == "paste.cudnn-version-mismatch"

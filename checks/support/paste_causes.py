@@ -35,6 +35,22 @@ CAUSES: Dict[str, Cause] = {
     "torchvision-cuda-mismatch": Cause(E, "torchvision was built for another CUDA than torch (they must come from one "
                                           "index and release)",
                                        "Reinstall torch and torchvision together from one CUDA index.", REINSTALL),
+    "cudnn-version-mismatch": Cause(E, "torch loads another cuDNN than the one it was built with (cuDNN version "
+                                       "incompatibility): a cuDNN earlier on the library path shadows its own",
+                                    "Take the folder of the other cuDNN out of LD_LIBRARY_PATH (or PATH on Windows) so "
+                                    "that torch loads the cuDNN of its own nvidia-cudnn wheel.",
+                                    ("echo $LD_LIBRARY_PATH", "pip list | grep -i cudnn")),
+    "secure-boot": Cause(E, "Secure Boot refuses the NVIDIA kernel module (Key was rejected by service), so the driver "
+                            "never loads",
+                         "Enroll the driver's signing key (the installer offers it; reboot and confirm it in the blue "
+                         "MOK manager screen), install the distribution's signed driver packages, or turn Secure Boot "
+                         "off in the firmware settings.",
+                         ("mokutil --sb-state", "sudo update-secureboot-policy --enroll-key", "sudo reboot")),
+    "windows-paging-file": Cause(E, "Windows' paging file is too small to load torch's CUDA DLLs ([WinError 1455])",
+                                 "Let Windows manage the paging file size, or set it larger (System Properties > "
+                                 "Advanced > Performance > Virtual memory), on a drive with free space; then restart. "
+                                 "Running fewer programs that load CUDA at once also helps.",
+                                 ("systempropertiesadvanced",)),
     "gpu-too-old": Cause(E, "torch says the GPU is too old: its compute capability is below the oldest this build has "
                             "kernels for",
                          "Install the newest torch release whose kernels still cover this GPU's compute capability "
@@ -185,6 +201,7 @@ SHARED_CAUSE: Dict[str, str] = {
     "driver-insufficient": "driver.too-old-for-torch",
     "no-kernel-image": "gpu.arch-too-new",
     "gpu-too-old": "gpu.arch-too-old",
+    "cudnn-version-mismatch": "libs.shadowed",
     "sm-incompatible": "gpu.arch-too-new",
     "not-compiled-with-cuda": "torch.cpu-build-on-gpu",
     "cpu-build": "torch.cpu-build-on-gpu",

@@ -41,6 +41,9 @@ class Sig(enum.Enum):
     NO_TORCH = "torch-not-installed"
     DEVICE_BUSY = "device-busy"
     MATH_LIB_INIT = "math-library-init-failed"
+    CUDNN_MISMATCH = "cudnn-version-mismatch"
+    SECURE_BOOT = "secure-boot"
+    PAGING_FILE = "windows-paging-file"
     GPU_LOST = "gpu-fell-off-the-bus"
     FLASH_ATTN_ARCH = "flash-attn-needs-ampere"
     FLASH_ATTN_ABI = "flash-attn-abi"
@@ -165,6 +168,12 @@ CATALOGUE: Tuple[Signature, ...] = (
        "torch is not installed in the Python that ran the code", IMPORT),
     _s(Sig.DEVICE_BUSY, "busy or unavailable", r"CUDA-capable devices? ?(?:\(s\) )?(?:is/are|are|is) busy or unavailable",
        "the GPU is in exclusive compute mode and another process holds it, or it is prohibited", WARN),
+    _s(Sig.CUDNN_MISMATCH, "cudnn version incompatibility", r"cuDNN version incompatibility: PyTorch was compiled\s+against",
+       "another cuDNN, found first on the library path, shadows the one torch was built with", WARN),
+    _s(Sig.SECURE_BOOT, "key", r"could not insert 'nvidia\w*': (?:Key was rejected by service|Required key not available)",
+       "Secure Boot refuses the unsigned NVIDIA kernel module, so the driver never loads"),
+    _s(Sig.PAGING_FILE, "paging file", r"\[WinError 1455\]|The paging file is too small for this operation",
+       "Windows could not map torch's CUDA DLLs: its paging file (virtual memory) is too small"),
     _s(Sig.MATH_LIB_INIT, "status_", r"CUBLAS_STATUS_NOT_INITIALIZED|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_INITIALIZED",
        "cuBLAS or cuDNN could not start on the GPU: usually its memory was already used up; otherwise the library "
        "does not support this GPU"),
