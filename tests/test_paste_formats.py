@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from gpudoctor.parsers.paste import read_paste
 
 
@@ -214,3 +216,17 @@ def test_cudnn_version_incompatibility_names_the_shadowing_cudnn() -> None:
     text = ("RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 9, 2) but found runtime "
             "version (8, 2, 1). Looks like your LD_LIBRARY_PATH contains incompatible version of cudnn.\n")
     assert _lead(text) == "paste.cudnn-version-mismatch"
+
+
+@pytest.mark.parametrize("text, code", [
+    ("RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to "
+     "disable this check\n", "paste.cuda-unavailable"),
+    ("CUDA driver initialization failed, you might not have a CUDA gpu.\n", "paste.cuda-unavailable"),
+    ("RuntimeError: CUDA error: the provided PTX was compiled with an unsupported toolchain.\n", "paste.ptx-toolchain"),
+    ("ERROR: torch-2.1.0+cu118-cp311-cp311-win_amd64.whl is not a supported wheel on this platform.\n",
+     "paste.torch-version-not-found"),
+    ("ImportError: libtorch_cuda.so: cannot open shared object file: No such file or directory\n",
+     "paste.cuda-lib-missing"),
+])
+def test_more_messages_users_paste_are_named(text: str, code: str) -> None:
+    assert code in [c for c, _ in _codes(text)]

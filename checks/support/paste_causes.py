@@ -40,6 +40,12 @@ CAUSES: Dict[str, Cause] = {
                                     "Take the folder of the other cuDNN out of LD_LIBRARY_PATH (or PATH on Windows) so "
                                     "that torch loads the cuDNN of its own nvidia-cudnn wheel.",
                                     ("echo $LD_LIBRARY_PATH", "pip list | grep -i cudnn")),
+    "ptx-toolchain": Cause(E, "the NVIDIA driver is older than the CUDA that compiled the PTX this GPU needs (the "
+                              "provided PTX was compiled with an unsupported toolchain)",
+                           "Update the NVIDIA driver to one that supports the torch build's CUDA, or install a build "
+                           "with native kernels (sm_XY) for this GPU so that no PTX has to be compiled.",
+                           ("nvidia-smi", 'python -c "import torch; print(torch.__version__, torch.version.cuda, '
+                            'torch.cuda.get_arch_list())"')),
     "secure-boot": Cause(E, "Secure Boot refuses the NVIDIA kernel module (Key was rejected by service), so the driver "
                             "never loads",
                          "Enroll the driver's signing key (the installer offers it; reboot and confirm it in the blue "
@@ -201,6 +207,7 @@ SHARED_CAUSE: Dict[str, str] = {
     "driver-insufficient": "driver.too-old-for-torch",
     "no-kernel-image": "gpu.arch-too-new",
     "gpu-too-old": "gpu.arch-too-old",
+    "ptx-toolchain": "driver.too-old-for-torch",
     "cudnn-version-mismatch": "libs.shadowed",
     "sm-incompatible": "gpu.arch-too-new",
     "not-compiled-with-cuda": "torch.cpu-build-on-gpu",

@@ -43,6 +43,7 @@ class Sig(enum.Enum):
     MATH_LIB_INIT = "math-library-init-failed"
     CUDNN_MISMATCH = "cudnn-version-mismatch"
     SECURE_BOOT = "secure-boot"
+    PTX_TOOLCHAIN = "ptx-toolchain"
     PAGING_FILE = "windows-paging-file"
     GPU_LOST = "gpu-fell-off-the-bus"
     FLASH_ATTN_ARCH = "flash-attn-needs-ampere"
@@ -158,7 +159,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.LIBCUDA_MISSING, "libcuda.so", r"libcuda\.so[\w.]*(?::| ) ?(?:cannot open shared object file|not found)|"
        r"Could not load library libcuda\.so|(?:Failed|Unable) to dlopen libcuda\.so",
        "the driver library libcuda.so is not on the loader's path (under WSL it lives in /usr/lib/wsl/lib)", INIT),
-    _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl)[\w-]*\.so[\w.]*: cannot open shared object file",
+    _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl|torch_cuda|c10_cuda|caffe2_nvrtc)[\w-]*\.so[\w.]*: cannot open shared object file",
        "a CUDA library torch needs cannot be found", IMPORT),
     _s(Sig.WIN_DLL, "dll", r"\[WinError (?:126|127|1114|193)\][^\n]*?(?:\w+\.dll)?|DLL load failed(?: while importing \w+)?:",
        "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
@@ -170,6 +171,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU is in exclusive compute mode and another process holds it, or it is prohibited", WARN),
     _s(Sig.CUDNN_MISMATCH, "cudnn version incompatibility", r"cuDNN version incompatibility: PyTorch was compiled\s+against",
        "another cuDNN, found first on the library path, shadows the one torch was built with", WARN),
+    _s(Sig.PTX_TOOLCHAIN, "unsupported toolchain", r"the provided PTX was compiled with an unsupported toolchain",
+       "the driver is older than the CUDA that compiled the PTX it must JIT-compile for this GPU", INIT),
     _s(Sig.SECURE_BOOT, "key", r"could not insert 'nvidia\w*': (?:Key was rejected by service|Required key not available)",
        "Secure Boot refuses the unsigned NVIDIA kernel module, so the driver never loads"),
     _s(Sig.PAGING_FILE, "paging file", r"\[WinError 1455\]|The paging file is too small for this operation",
@@ -184,11 +187,16 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"on a CUDA device but torch\.cuda\.is_available\(\) is False|\bCUDA is not available|"
        r"torch\.cuda\.is_available\(\)\s*(?:returns?|is|=+|:)\s*\**False", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "not able to use gpu", r"Torch is not able to use GPU", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "cuda driver initialization failed", r"CUDA driver initialization failed", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cpu", r"\b(?:using|selected|generator:|running on)\s+device\s*[=:]?\s*['\"]?cpu\b['\"]?\s*$|"
        r"\bcompute=cpu\s+device=cpu\b", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "only has: []", r"But your machine only has: \[\]", _UNAVAILABLE),
     _s(Sig.TORCH_NOT_FOUND, "could not find a version that satisfies the requirement",
        r"Could not find a version that satisfies the requirement (?:torch|torchvision|torchaudio|nvidia-[\w-]+)\b",
+       "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
+    _s(Sig.TORCH_NOT_FOUND, "not a supported wheel", r"(?:torch|torchvision|torchaudio)-[\w.+-]+\.whl is not a supported "
+       r"wheel on this platform",
        "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
     _s(Sig.OUT_OF_MEMORY, "out of memory", r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory",
        "the GPU works but ran out of memory: reduce the batch size or model size", healthy=True),
