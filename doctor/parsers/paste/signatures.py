@@ -173,7 +173,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        "another cuDNN, found first on the library path, shadows the one torch was built with", WARN),
     _s(Sig.PTX_TOOLCHAIN, "unsupported toolchain", r"the provided PTX was compiled with an unsupported toolchain",
        "the driver is older than the CUDA that compiled the PTX it must JIT-compile for this GPU", INIT),
-    _s(Sig.SECURE_BOOT, "key", r"could not insert 'nvidia\w*': (?:Key was rejected by service|Required key not available)",
+    _s(Sig.SECURE_BOOT, "could not insert", r"could not insert 'nvidia\w*': (?:Key was rejected by service|Required key not available)",
        "Secure Boot refuses the unsigned NVIDIA kernel module, so the driver never loads"),
     _s(Sig.PAGING_FILE, "paging file", r"\[WinError 1455\]|The paging file is too small for this operation",
        "Windows could not map torch's CUDA DLLs: its paging file (virtual memory) is too small"),
