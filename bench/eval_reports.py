@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Tuple
 
+from gpudoctor.checks.support.paste_causes import SHARED_CAUSE
 from gpudoctor.facts import Facts
 from gpudoctor.model import Report, Severity
 from gpudoctor.parsers.report import InputError, load_facts
@@ -31,6 +32,14 @@ from gpudoctor.runner import run_checks
 
 HEALTHY = "healthy"  # the expected code of a report whose install works
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "reports"
+
+
+# A pasted message whose cause a structural check judges from the facts is reported under that check's code (the
+# paste finding joins it, or stays quiet when a dedicated check covers the message): the two codes name one cause.
+DEDICATED = {"paste.no-driver": "driver.not-loaded", "paste.smi-no-driver": "driver.not-loaded",
+             "paste.error-802": "driver.fabric-manager", "paste.error-999": "driver.uvm",
+             "paste.nvml-mismatch": "driver.nvml-mismatch", "paste.torch-not-installed": "torch.not-installed"}
+SAME_CAUSE = {**{f"paste.{key}": code for key, code in SHARED_CAUSE.items()}, **DEDICATED}
 
 
 @dataclass(frozen=True)
@@ -61,7 +70,7 @@ class Outcome:
     def hit(self) -> bool:
         if self.expects_healthy:
             return self.error is None and not self.errors and not self.crashed
-        return any(code in self.codes for code in self.case.expected)
+        return any(code in self.codes or SAME_CAUSE.get(code) in self.codes for code in self.case.expected)
 
     @property
     def called_healthy(self) -> bool:
