@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from typing import Iterator, Optional, Tuple
 
+from gpudoctor.checks.support import paste_flash as flash
 from gpudoctor.checks.support.paste_layers import gpu_capabilities
+from gpudoctor.compat.flash_attn import FA3_NAMES, flash_line
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, skip
@@ -18,41 +20,30 @@ def _release(version: Optional[str]) -> Optional[Tuple[int, int]]:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
-# The oldest GPU each flash-attn series runs on (its README): 1.x Turing (sm_75), 2.x Ampere (sm_80).
-_FLASH_MIN = {1: (7, 5), 2: (8, 0)}
 _FLASH_SIGNED = "flash-attn-needs-ampere"  # the paste's own message; paste.errors names it then
 
 
-@check("paste.flash-attn-gpu", "flash-attn against the GPUs it would run on")
+@check("paste.flash-attn-gpu", "flash-attn against the GPUs, CUDA and torch it would run with")
 def flash_attn_gpu(facts: Facts) -> Iterator[Finding]:
-    dist = facts.package("flash-attn") or facts.package("flash_attn")
-    release = _release(dist.version if dist else None)
-    if dist is None or release is None:
+    fa3 = next((d for d in (facts.package(n) for n in FA3_NAMES) if d is not None), None)
+    dist = facts.package("flash-attn") or facts.package("flash_attn") or fa3
+    line = flash_line(dist.version, fa3=dist is fa3) if dist else None
+    if dist is None or _release(dist.version) is None:
         raise skip("flash-attn is not listed with a version")
-    if any(k == "paste.signature" and v == _FLASH_SIGNED for k, v in facts.extra):
-        raise skip("the paste's own flash-attn message is named by paste.errors")
-    need = _FLASH_MIN.get(release[0])
-    if need is None:
-        raise skip(f"flash-attn {dist.version}: no GPU requirement known for this series")
-    gpus = gpu_capabilities(facts)
-    if not gpus:
-        raise skip("no GPU with a known compute capability in the input")
-    refused = [(name, cc) for name, cc in gpus if cc < need]
-    if not refused:
-        raise skip(f"every GPU meets flash-attn {dist.version}'s sm_{need[0]}{need[1]}")
-    listing = ", ".join(f"{name} (sm_{cc[0]}{cc[1]})" for name, cc in refused)
-    yield Finding(
-        code="paste.flash-attn-gpu",
-        severity=Severity.WARNING,  # installed is not selected: torch runs, FlashAttention would not
-        summary=f"flash-attn {dist.version} needs sm_{need[0]}{need[1]} or newer; it cannot run on {listing}",
-        detail=(f"observed: flash-attn {dist.version}; {listing}\n"
-                f"required: compute capability {need[0]}.{need[1]} or newer for flash-attn {release[0]}.x "
-                "(flash-attn's README). torch itself runs on this GPU; only code that selects FlashAttention fails."),
-        fix=Fix("Turn FlashAttention off for this GPU (transformers: attn_implementation=\"sdpa\"; many trainers: "
-                "--flash_attn false) or run on an Ampere or newer GPU.", ("pip uninstall -y flash-attn",)),
-        links=("https://github.com/Dao-AILab/flash-attention#installation-and-features",),
-        evidence=("packages", "gpus"),
-    )
+    if line is None:
+        raise skip(f"flash-attn {dist.version}: no requirements known for this series")
+    if facts.torch.hip:
+        raise skip("torch is a ROCm build; flash-attn's ROCm backend is not judged")
+    signed = any(k == "paste.signature" and v == _FLASH_SIGNED for k, v in facts.extra)
+    found = [*flash.gpu_findings(dist.name, dist.version, line, facts, signed, fa3=dist is fa3),
+             *flash.build_findings(dist.name, dist.version, line, facts, fa3=dist is fa3)]
+    if not found:
+        if signed:
+            raise skip("the paste's own flash-attn message is named by paste.errors")
+        if not gpu_capabilities(facts) and facts.torch.cuda is None:
+            raise skip("no GPU with a known compute capability and no torch CUDA version in the input")
+        raise skip(f"flash-attn {dist.version} ({line.label}) fits the GPUs, CUDA and torch listed")
+    yield from found
 
 
 @check("paste.bitsandbytes-platform", "bitsandbytes against the platform it runs on")

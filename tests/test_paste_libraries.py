@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Dict
+from typing import Dict, List, Optional
 
 import pytest
 
-from gpudoctor.model import Severity
+from gpudoctor.model import Finding, Severity
 from gpudoctor.parsers.report import load_facts
 from gpudoctor.registry import discover
 from gpudoctor.runner import run_checks
@@ -51,3 +51,62 @@ def test_old_bitsandbytes_on_windows_has_no_cuda_binaries(version: str, warned: 
             "GPU models and configuration: GPU 0: NVIDIA GeForce RTX 3060\nNvidia driver version: 546.33\n"
             f"Versions of relevant libraries:\n[pip3] bitsandbytes=={version}\n[pip3] torch==2.1.2+cu121\n")
     assert ("paste.bitsandbytes-platform" in _found(text)) is warned
+
+
+RTX5090 = "GPU 0: NVIDIA GeForce RTX 5090 (UUID: GPU-8d4f5b3c-6e0a-7d94-cf41-9c5e1a2b3d44)"
+B200 = "GPU 0: NVIDIA B200 (UUID: GPU-9e5a6c4d-7f1b-8ea5-d052-ad6f2b3c4e55)"
+H100 = "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-af6b7d5e-802c-9fb6-e163-be7a3c4d5f66)"
+
+
+def _findings(text: str) -> List[Finding]:
+    report = run_checks(discover(plugins=False), load_facts(text, "in.txt"))
+    return [f for f in report.findings() if f.code == "paste.flash-attn-gpu"]
+
+
+@pytest.mark.parametrize("torch, flash, gpus, said", [
+    # Blackwell: no release before 2.7.3 has sm_100/sm_120 kernels or PTX.
+    ("2.7.1+cu128", "2.5.9.post1", RTX5090, "has no kernels for NVIDIA GeForce RTX 5090 (sm_120)"),
+    ("2.7.1+cu128", "1.0.9", B200, "has no kernels for NVIDIA B200 (sm_100)"),
+    # 2.7.3 and 2.7.4 compile them only with CUDA >= 12.8; their prebuilt wheels were built with 12.3 / 12.4.
+    ("2.7.1+cu128", "2.7.4.post1", B200, "the prebuilt wheels of flash-attn 2.7.4.post1 have no kernels"),
+    ("2.7.1+cu128", "2.8.3", RTX5090, None),
+    ("2.7.1+cu128", "2.8.0.post2", f"{H100}\n{B200}", None),
+])
+def test_flash_attn_upper_bound_on_blackwell(torch: str, flash: str, gpus: str, said: Optional[str]) -> None:
+    found = _findings(_paste(f"torch                {torch}\nflash-attn           {flash}", gpus))
+    if said is None:
+        assert found == []
+    else:
+        assert [f.severity for f in found] == [Severity.WARNING] and said in found[0].summary
+        assert "flash-attn>=2.8.0" in found[0].fix.commands[0] and "CONFIRMED" in found[0].detail
+
+
+@pytest.mark.parametrize("torch, flash, needs, pin", [
+    ("2.1.2+cu118", "2.8.3", "needs CUDA 12.0 or newer and PyTorch 2.2 or newer", 'flash-attn<2.7.4'),
+    ("2.3.1+cu118", "2.7.4.post1", "needs CUDA 12.0 or newer", 'flash-attn<2.7.4'),
+    ("1.11.0+cu113", "2.5.8", "needs CUDA 11.6 or newer and PyTorch 1.12 or newer", None),
+    ("1.12.1+cu116", "2.7.0", "needs CUDA 11.7 or newer", "flash-attn<2.7.0"),
+])
+def test_flash_attn_cuda_and_torch_minimums_per_line(torch: str, flash: str, needs: str, pin: Optional[str]) -> None:
+    found = _findings(_paste(f"torch                {torch}\nflash-attn           {flash}", A100))
+    assert len(found) == 1 and found[0].summary == f"flash-attn {flash} {needs}"
+    assert f"torch {torch} with CUDA" in found[0].detail and "required: " in found[0].detail
+    assert (pin is not None and pin in found[0].fix.text) or (pin is None and "pin" not in found[0].fix.text)
+
+
+def test_flash_attn_2_on_turing_points_at_the_1x_line_and_fa3_needs_ampere_and_cuda_123() -> None:
+    found = _findings(_paste("torch                2.3.1+cu121\nflash-attn           2.5.9.post1", T4))
+    assert len(found) == 1 and 'flash-attn<2' in found[0].fix.text
+    fa3 = _findings(_paste("torch                2.3.1+cu121\nflash_attn_3         3.0.0b1", f"{T4}\n{H100}"))
+    assert [f.summary for f in fa3] == [
+        "flash_attn_3 3.0.0b1 needs sm_80 or newer; it cannot run on Tesla T4 (sm_75)",
+        "flash_attn_3 3.0.0b1 needs CUDA 12.3 or newer"]
+    assert "flash-attn<2" not in fa3[0].fix.text
+
+
+def test_flash_attn_that_fits_is_skipped_with_its_line() -> None:
+    report = run_checks(discover(plugins=False), load_facts(
+        _paste("torch                2.4.1+cu124\nflash-attn           2.6.3", H100), "in.txt"))
+    result = next(r for r in report.results if r.check == "paste.flash-attn-gpu")
+    assert result.findings == () or list(result.findings) == []
+    assert "2.2.0 to 2.6.3" in (result.reason or "")
