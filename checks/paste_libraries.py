@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from typing import Iterator, Optional, Tuple
 
+from gpudoctor.checks.support import paste_bnb
 from gpudoctor.checks.support import paste_flash as flash
+from gpudoctor.compat import bitsandbytes as bnb
 from gpudoctor.checks.support.paste_layers import gpu_capabilities
 from gpudoctor.compat.flash_attn import FA3_NAMES, flash_line
 from gpudoctor.facts import Facts
@@ -49,12 +51,28 @@ def flash_attn_gpu(facts: Facts) -> Iterator[Finding]:
 @check("paste.bitsandbytes-platform", "bitsandbytes against the platform it runs on")
 def bitsandbytes_platform(facts: Facts) -> Iterator[Finding]:
     dist = facts.package("bitsandbytes")
-    release = _release(dist.version if dist else None)
+    release = bnb.release(dist.version if dist else None)
     if dist is None or release is None:
         raise skip("bitsandbytes is not listed with a version")
+    if facts.torch.hip:
+        if release >= bnb.ROCM_SINCE:
+            raise skip(f"bitsandbytes {dist.version} ships ROCm libraries")
+        yield Finding(
+            code="paste.bitsandbytes-platform",
+            severity=flash.severity(bnb.ROCM_CONFIDENCE),
+            summary=f"bitsandbytes {dist.version} from PyPI has no ROCm library (the wheels carry one from 0.49.0)",
+            detail=(f"observed: bitsandbytes {dist.version} with torch {facts.torch.version or '?'} "
+                    f"(ROCm {facts.torch.hip})\nrequired: bitsandbytes 0.49.0 or newer for ROCm from PyPI "
+                    f"{flash.marked(bnb.ROCM_CONFIDENCE, bnb.ROCM_SOURCE)}; older releases need a ROCm build from "
+                    "source."),
+            fix=Fix("Upgrade bitsandbytes.", ('pip install -U "bitsandbytes>=0.49.0"',)),
+            links=("https://huggingface.co/docs/bitsandbytes/main/en/installation",),
+            evidence=("packages", "torch.hip"),
+        )
+        return
     if facts.platform.system != "Windows":
-        raise skip("not a Windows environment")
-    if release >= (0, 43):
+        raise skip("not a Windows environment, and torch is not a ROCm build")
+    if release >= bnb.WINDOWS_SINCE:
         raise skip(f"bitsandbytes {dist.version} ships Windows CUDA binaries")
     yield Finding(
         code="paste.bitsandbytes-platform",
@@ -69,4 +87,19 @@ def bitsandbytes_platform(facts: Facts) -> Iterator[Finding]:
     )
 
 
-CHECKS = [flash_attn_gpu, bitsandbytes_platform]
+@check("paste.bitsandbytes-gpu", "bitsandbytes' CUDA libraries against torch's CUDA and the GPUs")
+def bitsandbytes_gpu(facts: Facts) -> Iterator[Finding]:
+    dist = facts.package("bitsandbytes")
+    if dist is None or bnb.release(dist.version) is None:
+        raise skip("bitsandbytes is not listed with a version")
+    if facts.torch.hip or facts.platform.system == "Darwin":
+        raise skip("not a CUDA build of torch")
+    if facts.platform.system == "Windows" and (bnb.release(dist.version) or ()) < bnb.WINDOWS_SINCE:
+        raise skip("no Windows CUDA libraries at all: paste.bitsandbytes-platform says so")
+    found = list(paste_bnb.findings(dist.version, facts))
+    if not found:
+        raise skip(f"bitsandbytes {dist.version} has a CUDA library and kernels for what the input lists")
+    yield from found
+
+
+CHECKS = [flash_attn_gpu, bitsandbytes_platform, bitsandbytes_gpu]

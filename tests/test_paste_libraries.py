@@ -110,3 +110,74 @@ def test_flash_attn_that_fits_is_skipped_with_its_line() -> None:
     result = next(r for r in report.results if r.check == "paste.flash-attn-gpu")
     assert result.findings == () or list(result.findings) == []
     assert "2.2.0 to 2.6.3" in (result.reason or "")
+
+
+GTX1080TI = "GPU 0: NVIDIA GeForce GTX 1080 Ti (UUID: GPU-b07c8e6f-913d-a0c7-f274-cf8b4d5e6a77)"
+M4000 = "GPU 0: Quadro M4000 (UUID: GPU-c18d9f70-a24e-b1d8-0385-d09c5e6f7b88)"
+
+
+def _bnb(torch: str, version: str, gpus: str) -> List[Finding]:
+    report = run_checks(discover(plugins=False), load_facts(
+        _paste(f"torch                {torch}\nbitsandbytes         {version}", gpus), "in.txt"))
+    return [f for f in report.findings() if f.code.startswith("paste.bitsandbytes")]
+
+
+@pytest.mark.parametrize("torch, version, said, pin", [
+    # Before 0.50 the loader opens only the library of torch's exact CUDA major.minor.
+    ("2.6.0+cu126", "0.44.1", "has no CUDA library for torch's CUDA 12.6 (it ships 11.7, 11.8, 12.0", "0.45.0"),
+    ("2.15.0+cu132", "0.49.2", "has no CUDA library for torch's CUDA 13.2", "0.50.0"),
+    ("2.8.0+cu129", "0.46.0", "has no CUDA library for torch's CUDA 12.9", "0.46.1"),
+    ("2.6.0+cu126", "0.45.0", None, None),
+    # 0.50 falls back to the nearest library of the same major.
+    ("2.8.0+cu129", "0.50.1", None, None),
+    ("2.15.0+cu132", "0.50.0", None, None),
+])
+def test_bitsandbytes_needs_a_library_for_torchs_cuda(torch: str, version: str, said: Optional[str],
+                                                       pin: Optional[str]) -> None:
+    found = [f for f in _bnb(torch, version, A100) if f.severity is not Severity.INFO]
+    if said is None:
+        assert found == []
+        return
+    assert len(found) == 1 and found[0].code == "paste.bitsandbytes-gpu" and said in found[0].summary
+    assert f'bitsandbytes>={pin}' in found[0].fix.commands[0]
+    assert "CONFIRMED" in found[0].detail and f"torch built with CUDA {torch[-3:-1]}" not in found[0].summary
+
+
+@pytest.mark.parametrize("torch, version, gpus, said, advice", [
+    # 0.48+: the CUDA 12.8/12.9 libraries start at sm_70, the CUDA 13 ones at sm_75.
+    ("2.8.0+cu128", "0.48.2", GTX1080TI, "its CUDA 12.8 library (the one torch's CUDA selects) starts at sm_70",
+     "older than 12.8"),
+    ("2.9.0+cu130", "0.49.0", GTX1080TI, "its CUDA 13.0 library (the one torch's CUDA selects) starts at sm_75",
+     "older than 12.8"),
+    ("2.9.0+cu130", "0.49.0", V100, "library (the one torch's CUDA selects) starts at sm_75", "older than 13.0"),
+    # 0.46/0.47: the CUDA 12.8 library starts at sm_75.
+    ("2.7.1+cu128", "0.46.0", V100, "library (the one torch's CUDA selects) starts at sm_75", "older than 12.8"),
+    # Maxwell left the PyPI wheels with 0.48.0.
+    ("2.6.0+cu126", "0.48.0", M4000, "its PyPI libraries start at sm_60", "bitsandbytes<0.48"),
+    ("2.8.0+cu128", "0.48.2", M4000, "its PyPI libraries start at sm_60", "bitsandbytes<0.48"),
+])
+def test_bitsandbytes_gpu_floor_per_release_and_cuda_library(torch: str, version: str, gpus: str, said: str,
+                                                              advice: str) -> None:
+    found = _bnb(torch, version, gpus)
+    assert [f.severity for f in found] == [Severity.WARNING]
+    assert said in found[0].summary and advice in found[0].fix.text and "observed: " in found[0].detail
+
+
+def test_bitsandbytes_int8_needs_turing_as_a_note_and_fits_elsewhere() -> None:
+    found = _bnb("2.5.1+cu124", "0.45.0", V100)
+    assert [(f.severity, f.summary.split(";")[0]) for f in found] == [
+        (Severity.INFO, "LLM.int8() (load_in_8bit) of bitsandbytes needs compute capability 7.5")]
+    assert _bnb("2.5.1+cu124", "0.45.0", A100) == []
+
+
+@pytest.mark.parametrize("version, warned", [("0.45.0", True), ("0.48.2", True), ("0.49.0", False)])
+def test_bitsandbytes_from_pypi_on_rocm_needs_049(version: str, warned: bool) -> None:
+    text = ("Collecting environment information...\nPyTorch version: 2.5.1+rocm6.2\nIs debug build: False\n"
+            "CUDA used to build PyTorch: N/A\nROCM used to build PyTorch: 6.2.41133-dd7f95766\n"
+            "OS: Ubuntu 22.04.4 LTS (x86_64)\nIs CUDA available: True\nGPU models and configuration: AMD Instinct "
+            f"MI250X (gfx90a:sramecc+:xnack-)\nVersions of relevant libraries:\n[pip3] bitsandbytes=={version}\n"
+            "[pip3] torch==2.5.1+rocm6.2\n")
+    report = run_checks(discover(plugins=False), load_facts(text, "in.txt"))
+    found = [f for f in report.findings() if f.code.startswith("paste.bitsandbytes")]
+    assert [f.code for f in found if f.severity is Severity.WARNING] == (
+        ["paste.bitsandbytes-platform"] if warned else [])
