@@ -1,4 +1,4 @@
-"""Libraries with GPU kernels of their own, judged against the GPUs and platform a report lists."""
+"""Libraries with GPU kernels of their own (flash-attn, bitsandbytes, cuDNN), judged against what a report lists."""
 
 from __future__ import annotations
 
@@ -7,7 +7,13 @@ from typing import Iterator, Optional, Tuple
 
 from gpudoctor.checks.support import paste_bnb
 from gpudoctor.checks.support import paste_flash as flash
+from gpudoctor import compat
 from gpudoctor.compat import bitsandbytes as bnb
+from gpudoctor.compat.base import Confidence
+from gpudoctor.compat.cudnn import (
+    STATIC_CUDNN_MINORS, STATIC_CUDNN_SOURCE, bundled_cudnn_info, cudnn_from_library, cudnn_version_text,
+)
+from gpudoctor.compat.releases import split_local_version
 from gpudoctor.checks.support.paste_layers import gpu_capabilities
 from gpudoctor.compat.flash_attn import FA3_NAMES, flash_line
 from gpudoctor.facts import Facts
@@ -102,4 +108,49 @@ def bitsandbytes_gpu(facts: Facts) -> Iterator[Finding]:
     yield from found
 
 
-CHECKS = [flash_attn_gpu, bitsandbytes_platform, bitsandbytes_gpu]
+@check("paste.system-cudnn", "A system cuDNN beside the cuDNN linked into torch's wheel")
+def system_cudnn(facts: Facts) -> Iterator[Finding]:
+    listed = dict(facts.extra).get("collect_env.system_cudnn")
+    torch, cuda = facts.torch.version, facts.torch.cuda
+    if not listed:
+        raise skip("the input lists no system cuDNN")
+    if not torch or not cuda or facts.torch.hip:
+        raise skip("no CUDA build of torch with a version is listed")
+    if facts.platform.torch_from_conda or any(k == "conda.pytorch" for k, _v in facts.extra):
+        raise skip("torch came from conda, whose builds carry the cuDNN of their build string")
+    if facts.platform.system not in (None, "Linux"):
+        raise skip("only the Linux wheels' cuDNN linking is known")
+    public, local = split_local_version(torch)
+    variant = local or f"cu{cuda.replace('.', '')}"
+    if local is None and compat.default_variant(public, "Linux", facts.platform.machine or "x86_64") != variant:
+        raise skip(f"torch {torch} with CUDA {cuda} is not the PyPI build of its release")
+    release, info = compat.release_for_torch(public), bundled_cudnn_info(public, variant)
+    if release is None or info is None:
+        raise skip(f"no cuDNN is known for the {variant} wheel of torch {public}")
+    if release.minor not in STATIC_CUDNN_MINORS:
+        raise skip(f"torch {public} loads its cuDNN at run time; libs.shadowed judges which one it loads")
+    paths = [(cudnn_from_library(p), p) for p in listed.split("; ")]
+    known = sorted((v, p) for v, p in paths if v is not None)
+    if not known:
+        raise skip("the system cuDNN's version is not in its file name")
+    (system, path), (bundled, confidence, source) = known[-1], info
+    if system == bundled:
+        raise skip(f"the system cuDNN is the same {cudnn_version_text(system)} torch carries")
+    relation = "older than" if system < bundled else "newer than"
+    hedge = " (UNCONFIRMED which cuDNN this wheel carries)" if confidence is Confidence.UNCONFIRMED else ""
+    yield Finding(
+        code="paste.system-cudnn", severity=Severity.INFO,
+        summary=(f"torch {torch} runs the cuDNN {cudnn_version_text(bundled)} linked into its wheel{hedge}; the "
+                 f"system's cuDNN {cudnn_version_text(system)} is {relation} it, and torch never loads it"),
+        detail=(f"observed: cuDNN {cudnn_version_text(system)} at {path}; torch {torch} (the {variant} wheel)\n"
+                f"required: nothing for torch: its Linux wheels up to 1.10 link cuDNN statically "
+                f"({STATIC_CUDNN_SOURCE}), and this one carries cuDNN {cudnn_version_text(bundled)} "
+                f"{flash.marked(confidence, source)}. Only software built against the system cuDNN (a source build "
+                "of torch, TensorFlow, a CUDA extension that links it) uses that one."),
+        fix=Fix("Nothing to change for torch: do not upgrade or remove the system cuDNN on its account. To see the "
+                "cuDNN torch runs:", ('python -c "import torch; print(torch.backends.cudnn.version())"',)),
+        evidence=("extra", "torch.version", "torch.cuda"),
+    )
+
+
+CHECKS = [flash_attn_gpu, bitsandbytes_platform, bitsandbytes_gpu, system_cudnn]

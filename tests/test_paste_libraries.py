@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import pytest
 
 from gpudoctor.model import Finding, Severity
 from gpudoctor.parsers.report import load_facts
 from gpudoctor.registry import discover
+from gpudoctor.render.diagnosis import render_answer
 from gpudoctor.runner import run_checks
 
 V100 = "GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-5a1c2e0f-3b7d-4a61-9c1e-6f2b8d9e0a11)"
@@ -181,3 +182,53 @@ def test_bitsandbytes_from_pypi_on_rocm_needs_049(version: str, warned: bool) ->
     found = [f for f in report.findings() if f.code.startswith("paste.bitsandbytes")]
     assert [f.code for f in found if f.severity is Severity.WARNING] == (
         ["paste.bitsandbytes-platform"] if warned else [])
+
+
+def _collect_env(torch: str, cuda: str, system_cudnn: str, conda: str = "") -> str:
+    return ("Collecting environment information...\n"
+            f"PyTorch version: {torch}\nIs debug build: No\nCUDA used to build PyTorch: {cuda}\n\n"
+            "OS: Ubuntu 18.04.3 LTS\nGCC version: (Ubuntu 7.4.0-1ubuntu1~18.04.1) 7.4.0\nCMake version: version 3.10.2\n\n"
+            "Python version: 3.7\nIs CUDA available: Yes\nCUDA runtime version: Could not collect\n"
+            "GPU models and configuration: GPU 0: GeForce GTX 1080 Ti\nNvidia driver version: 455.23.05\n"
+            f"cuDNN version: {system_cudnn}\n\nVersions of relevant libraries:\n[pip] numpy==1.18.1\n"
+            f"[pip] torch=={torch}\n{conda}")
+
+
+def _cudnn_run(text: str) -> Tuple[List[Finding], str, str]:
+    report = run_checks(discover(plugins=False), load_facts(text, "in.txt"))
+    result = next(r for r in report.results if r.check == "paste.system-cudnn")
+    return [f for f in report.findings() if f.code == "paste.system-cudnn"], result.reason or "", \
+        render_answer(report)
+
+
+@pytest.mark.parametrize("torch, cuda, system, says", [
+    # torch 1.4.0 from PyPI is the cu101 wheel, with cuDNN 7.6.3 linked in.
+    ("1.4.0", "10.1", "/usr/lib/x86_64-linux-gnu/libcudnn.so.7.0.5",
+     "torch 1.4.0 runs the cuDNN 7.6.3 linked into its wheel; the system's cuDNN 7.0.5 is older than it"),
+    ("1.7.1+cu110", "11.0", "/usr/local/cuda/lib64/libcudnn.so.8.0.4",
+     "torch 1.7.1+cu110 runs the cuDNN 8.0.5 linked into its wheel; the system's cuDNN 8.0.4 is older than it"),
+    ("1.6.0+cu92", "9.2", "/usr/lib/x86_64-linux-gnu/libcudnn.so.7.6.5",
+     "runs the cuDNN 7.6.3 linked into its wheel; the system's cuDNN 7.6.5 is newer than it"),
+    ("1.7.0+cu110", "11.0", "/usr/lib/x86_64-linux-gnu/libcudnn.so.7.6.5",
+     "runs the cuDNN 8.0.3 linked into its wheel (UNCONFIRMED which cuDNN this wheel carries)"),
+])
+def test_system_cudnn_beside_an_old_wheel_is_a_note_not_a_problem(torch: str, cuda: str, system: str,
+                                                                   says: str) -> None:
+    found, _reason, text = _cudnn_run(_collect_env(torch, cuda, system))
+    assert [f.severity for f in found] == [Severity.INFO] and says in found[0].summary
+    assert "torch never loads it" in found[0].summary and "observed: cuDNN" in found[0].detail
+    assert "Nothing in the paste shows a broken GPU environment" in text and "problem lies elsewhere" not in text
+
+
+@pytest.mark.parametrize("torch, cuda, system, conda, reason", [
+    ("1.4.0", "10.1", "/usr/lib/x86_64-linux-gnu/libcudnn.so.7.6.3", "", "the same 7.6.3"),
+    ("1.6.0", "10.2", "/usr/lib/x86_64-linux-gnu/libcudnn.so.7.6.5",
+     "[conda] pytorch                   1.6.0           py3.7_cuda10.2.89_cudnn7.6.5_0    pytorch\n", "conda"),
+    ("1.4.0", "10.0", "/usr/lib/x86_64-linux-gnu/libcudnn.so.7.0.5", "", "not the PyPI build"),
+    ("2.1.2+cu121", "12.1", "/usr/lib/x86_64-linux-gnu/libcudnn.so.8.2.1", "", "loads its cuDNN at run time"),
+    ("1.4.0", "10.1", "Could not collect", "", "lists no system cuDNN"),
+])
+def test_system_cudnn_is_not_judged_where_the_wheel_does_not_say(torch: str, cuda: str, system: str, conda: str,
+                                                                 reason: str) -> None:
+    found, why, _text = _cudnn_run(_collect_env(torch, cuda, system, conda))
+    assert found == [] and reason in why
