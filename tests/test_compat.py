@@ -486,6 +486,30 @@ def test_bundled_cudnn_info_and_text() -> None:
         "9.5.1", "8.9.2", "7.6.5", "9.10.2", "9.24.0"]
 
 
+@pytest.mark.parametrize(
+    ("torch", "variant", "expected", "confidence"),
+    [
+        ("1.0.0", "cu100", 7401, S), ("1.0.1", "cu90", 7402, S), ("1.0.1", "cu80", 7102, S),
+        ("1.1.0", "cu100", 7501, S), ("1.2.0", "cu92", 7602, S), ("1.3.1", "cu101", 7603, S),
+        ("1.4.0+cu92", None, 7603, S), ("1.5.1", "cu102", 7605, S), ("1.6.0", "cu101", 7603, S),
+        ("1.7.0", "cu110", 8003, U), ("1.7.1", "cu110", 8005, S), ("1.7.1", "cu102", 7605, S),
+        ("1.8.0", "cu101", 7603, C), ("1.8.1+cu111", None, 8005, C), ("1.8.0", "cu102", 7605, C),
+    ],
+)
+def test_bundled_cudnn_of_torch_1_0_to_1_8(torch: str, variant: object, expected: int, confidence: object) -> None:
+    found = bundled_cudnn_info(torch, variant)  # type: ignore[arg-type]
+    assert found is not None and found[:2] == (expected, confidence) and "pytorch" in found[2]
+
+
+def test_cudnn_of_a_library_file_name() -> None:
+    from gpudoctor.compat.cudnn import cudnn_from_library
+
+    assert [cudnn_from_library(p) for p in (
+        "/usr/lib/x86_64-linux-gnu/libcudnn.so.7.0.5", "/usr/local/cuda/lib64/libcudnn.so.8.9.2",
+        "/usr/lib/libcudnn.so.9.10.2", "/usr/lib/libcudnn.so.8", "C:\\cuda\\bin\\cudnn64_7.dll", "libcudnn_adv.so.8.2.1")] == [
+        7005, 8902, 91002, None, None, None]
+
+
 def test_compat_imports_nothing_that_touches_the_machine() -> None:
     # packaging's own imports (subprocess among them, via packaging.utils) are its business, as for the checks.
     code = ("import sys, gpudoctor.compat; bad = [m for m in ('torch', 'pynvml', 'ctypes', 'gpudoctor.probes') "

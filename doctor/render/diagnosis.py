@@ -136,10 +136,16 @@ def _next_steps(facts: Facts, settled: bool) -> Tuple[Tuple[str, str], ...]:
     return tuple(steps)
 
 
+# Notes on one library beside torch: they say nothing of whether the CUDA environment works.
+_LIBRARY_NOTES = frozenset({"paste.flash-attn-gpu", "paste.bitsandbytes-platform", "paste.bitsandbytes-gpu",
+                            "paste.system-cudnn"})
+
+
 def answer(report: Report) -> Answer:
     facts = report.facts
     found = [c for c in causes(report) if not c.lead.code.startswith("crash:")]
-    healthy = tuple(f for f in report.findings() if f.severity is Severity.INFO and f.code.startswith("paste."))
+    healthy = tuple(f for f in report.findings() if f.severity is Severity.INFO and f.code.startswith("paste.")
+                    and f.code not in _LIBRARY_NOTES)
     conflicts = tuple(value for key, value in facts.extra if key == "paste.conflict")
     ranked = _rank(found, facts)
     if not ranked:

@@ -22,7 +22,7 @@ _PLAN_NAME = re.compile(rf"^{_NAME}$")
 _SHOW_NAME = re.compile(rf"^\s*Name:\s*({_NAME})\s*$")
 _SHOW_VERSION = re.compile(rf"^\s*Version:\s*({_VERSION})\s*$")
 _RELEVANT = re.compile(
-    r"^(torch|pytorch|torchvision|torchaudio|nvidia-[\w-]+|triton|pytorch-triton|vllm|xformers|flash[-_]attn|"
+    r"^(torch|pytorch|torchvision|torchaudio|nvidia-[\w-]+|triton|pytorch-triton|vllm|xformers|flash[-_]attn(?:[-_][34])?|"
     r"bitsandbytes|transformers|accelerate|diffusers|cupy[\w-]*|onnxruntime[\w-]*|tensorflow[\w-]*|jax|jaxlib|"
     r"ultralytics|mmcv[\w-]*|detectron2|deepspeed|cudatoolkit|cuda-\w+|pytorch-cuda|cudnn|numpy|sglang|"
     r"llamafactory|llama[-_]cpp[-_]python|tts|lightning|pytorch-lightning)$",
