@@ -180,6 +180,8 @@ def test_found_no_nvidia_driver_outside_any_container_stays_a_driver_problem() -
      "  docker-desktop  Stopped         2\n```\n", "Ubuntu-22.04"),
     ("Windows 10 [Version 10.0.17763.292] here, in WSL Ubuntu nvidia-smi fails.\n\n```\nMicrosoft Windows "
      "[Version 10.0.17763.292]\n```\n", None),
+    ("```\nPyTorch version: 2.1.0+cu121\nIs CUDA available: False\nCUDA used to build PyTorch: 12.1\n"
+     "OS: Ubuntu 20.04.6 LTS (x86_64)\nPython platform: Linux-4.4.0-19041-Microsoft-x86_64-with-glibc2.29\n```\n", None),
 ])
 def test_wsl1_is_recognised_and_its_fix_converts_the_distribution(text: str, distro: Optional[str]) -> None:
     facts = load_facts(text, "paste")
@@ -207,3 +209,9 @@ def test_a_wsl_distribution_name_is_quoted_for_powershell() -> None:
 ])
 def test_wsl2_and_other_windows_pastes_are_not_wsl1(text: str) -> None:
     assert read_paste(text).facts.platform.wsl != 1
+
+
+def test_a_run_without_gpus_and_nothing_failing_is_not_blamed() -> None:
+    text = "```\n$ docker run --rm -p 8080:80 acme/app:1\nListening on :8080\n```\n"
+    assert [r.request for r in _runs(text)] == [GpuRequest.NONE]
+    assert _container(_report(text)) == []

@@ -13,7 +13,7 @@ from gpudoctor.parsers.paste.segments import Segment
 
 WSL2_FIRST_BUILD = 18362  # Windows 10 1903: the first build that runs WSL 2
 # WSL 1 reports the Windows build as its kernel release: "4.4.0-19041-Microsoft" (WSL 2: "...-microsoft-standard-WSL2")
-_WSL1_KERNEL = re.compile(r"\b\d+\.\d+\.\d+-\d{5}-Microsoft\b")
+_WSL1_KERNEL = re.compile(r"\b\d+\.\d+\.\d+-\d+-Microsoft\b")
 _LIST_ROW = re.compile(r"^\s*(\*)?\s*([\w.-]{1,64})\s+(Running|Stopped|Installing|Converting|Uninstalling)\s+([12])\s*$")
 _LIST_HEAD = re.compile(r"^\s*NAME\s+STATE\s+VERSION\s*$")
 _WINDOWS_BUILD = re.compile(r"Microsoft Windows \[Version 10\.0\.(\d{5})|\bWindows 1[01]\b[^\n]{0,40}?\b(?:OS )?[Bb]uild "
