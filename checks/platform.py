@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Iterator, List, Optional, Tuple
 
 from gpudoctor import compat, plausible
+from gpudoctor.checks.support import containers as _containers
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks import packages as pk
 from gpudoctor.facts import Facts, NvmlError
+from gpudoctor.facts.containers import wsl_distro
 from gpudoctor.facts.derive import derived
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, need, skip
@@ -20,6 +22,7 @@ CONTAINER_LINKS = ("https://docs.nvidia.com/datacenter/cloud-native/container-to
 MPS_LINKS = ("https://docs.pytorch.org/docs/stable/notes/mps.html",)
 INSTALL_LINKS = ("https://pytorch.org/get-started/locally/",)
 WSL_LIB = "/usr/lib/wsl/lib"
+WSL2_GPU_BUILD = 19044  # Windows 10 21H2: the first Windows 10 build with GPU compute in WSL 2
 TOOLKIT_INSTALL = (
     "docker run --rm --gpus all ubuntu nvidia-smi -L",
     "sudo apt-get install -y nvidia-container-toolkit",
@@ -73,13 +76,7 @@ def wsl(facts: Facts) -> Iterator[Finding]:
         raise skip("not running under WSL")
     libs = facts.libraries
     if version == 1:
-        yield Finding(
-            "platform.wsl", Severity.ERROR, "this is WSL 1, which has no GPU support; CUDA needs WSL 2",
-            "Observed: WSL 1. Required: WSL 2 with the NVIDIA Windows driver.",
-            Fix("In Windows PowerShell, list the distributions and convert this one to WSL 2.",
-                ("wsl --list --verbose", "wsl --set-version <distribution> 2")),
-            WSL_LINKS, ("platform.wsl",),
-        )
+        yield _wsl1(facts)
         return
     linux_libcuda = [p for p in libs.libcuda_paths if not p.startswith(WSL_LIB + "/")]
     if linux_libcuda:
@@ -115,6 +112,23 @@ def wsl(facts: Facts) -> Iterator[Finding]:
         )
     if libs.wsl_lib_dir is None and not libs.libcuda_paths:
         raise skip(f"whether {WSL_LIB} exists was not looked at")
+
+
+def _wsl1(facts: Facts) -> Finding:
+    distro = wsl_distro(facts)
+    build = _extra(facts, "paste.wsl.windows_build")
+    old = build is not None and build.isdigit() and int(build) < WSL2_GPU_BUILD
+    return Finding(
+        "platform.wsl", Severity.ERROR, "this is WSL 1, which has no GPU support; CUDA needs WSL 2",
+        "Observed: WSL 1" + (f" (distribution {distro})" if distro else "") + (f", Windows build {build}" if build else "")
+        + ". Required: WSL 2 with the NVIDIA Windows driver" + (f"; GPU access in WSL 2 needs Windows 10 build "
+                                                                 f"{WSL2_GPU_BUILD} (21H2) or Windows 11" if old else "")
+        + ". No Linux driver installed inside WSL 1 can reach the GPU.",
+        Fix(("Update Windows first; then in " if old else "In ") + "Windows PowerShell, list the distributions and "
+            "convert this one to WSL 2.",
+            ("wsl --list --verbose", f"wsl --set-version {quote(distro, Shell.POWERSHELL) if distro else '<distribution>'} 2")),
+        WSL_LINKS, ("platform.wsl",),
+    )
 
 
 CONTAINER_FIXES = {  # how each kind of container gets the GPUs
@@ -153,7 +167,8 @@ def _forward_compat(facts: Facts, error: str) -> Finding:
         required = f"a host driver that runs {label}{minimum}, or an image and torch build for the driver's CUDA."
     return Finding(
         "platform.container", Severity.ERROR,
-        f"{image} is newer than the host driver {driver or '(unknown)'}" + (f" (supports CUDA {driver_cuda})" if driver_cuda else "")
+        f"{image} is newer than the host driver" + (f" {driver}" if driver else " supports")
+        + (f" (supports CUDA {driver_cuda})" if driver_cuda else "")
         + f": {error}",
         f"Observed: {error}"
         + (f", with the image's forward-compatibility libraries first on LD_LIBRARY_PATH ({', '.join(compat_dirs)})" if compat_dirs else "")
@@ -168,8 +183,13 @@ def _forward_compat(facts: Facts, error: str) -> Finding:
 @check("platform.container", "GPU access inside a container")
 def container(facts: Facts) -> Iterator[Finding]:
     kind = facts.platform.container
-    if not kind:
+    started = _containers.started_without_gpus(facts)
+    if not kind and started is None:
         raise skip("not inside a container")
+    if started is not None:
+        yield started
+    if not kind:
+        return
     forward = derived(facts).forward_compat_error
     if forward:
         yield _forward_compat(facts, forward)
@@ -196,7 +216,7 @@ def container(facts: Facts) -> Iterator[Finding]:
             "runtime, which also mounts the driver's libraries. Required: --gpus all (or NVIDIA_DRIVER_CAPABILITIES=compute,utility).",
             CONTAINER_FIXES.get(kind, CONTAINER_FIXES["docker"]), CONTAINER_LINKS, ("platform.dev_nvidia", "libraries.libcuda_paths", "driver.nvml_error"),
         )
-    elif nodes is None and not forward:
+    elif nodes is None and not forward and started is None:
         raise skip("the /dev/nvidia* device nodes were not looked at")
 
 

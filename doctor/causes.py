@@ -79,8 +79,11 @@ CONSEQUENCES: Mapping[str, Tuple[str, ...]] = {
     "verify.driver-too-old": ("driver.too-old-for-torch",),
     # import torch fails on the very library that libs.missing names
     "torch.import-failed": ("libs.missing", "paste.windows-paging-file"),
-    # the module is not loaded because Secure Boot refused it
-    "driver.not-loaded": ("paste.secure-boot",),
+    # the module is not loaded because Secure Boot refused it; inside a container or WSL 1 the driver is the
+    # host's to give: no driver there is the platform's doing
+    "driver.not-loaded": ("paste.secure-boot", "platform.container", "platform.wsl"),
+    "paste.no-device": ("platform.container",),
+    "paste.libcuda-missing": ("platform.container",),
     # pasted messages whose cause a structural check judges, when it is not the one their ``cause`` names
     "paste.no-kernel-image": ("gpu.arch-too-old",),
     "paste.sm-incompatible": ("gpu.arch-too-old",),

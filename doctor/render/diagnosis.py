@@ -32,6 +32,10 @@ _FACT_LINES = {  # a finding's evidence path -> the paste.line.* keys that can s
     "toolkit.nvcc_version": ("toolkit.nvcc_version",),
     "env.variables": ("env.CUDA_VISIBLE_DEVICES", "libraries.ld_library_path"),
     "env.cuda-vars": ("env.CUDA_VISIBLE_DEVICES",),
+    "paste.container.run": ("container.run.",),  # a key ending in "." stands for every line key it starts
+    "paste.container.no_gpu": ("container.no_gpu.", "signature.no-driver", "signature.no-device",
+                               "signature.libcuda-missing", "signature.cuda-unavailable", "signature.smi-no-driver"),
+    "platform.wsl": ("platform.wsl", "wsl.windows_build.", "wsl.distro.", "wsl.mentioned."),
 }
 
 
@@ -88,7 +92,8 @@ def evidence_for(finding: Finding, facts: Facts) -> Tuple[str, ...]:
         name = finding.code[len("paste."):]
         keys += [f"signature.{name}", *_SIGNATURE_LINES.get(name, ())]
     for path in finding.evidence:
-        keys.extend(_FACT_LINES.get(path, (path,)))
+        for key in _FACT_LINES.get(path, (path,)):
+            keys.extend([k for k in lines if k.startswith(key)] if key.endswith(".") else [key])
     found = list(dict.fromkeys(lines[key] for key in dict.fromkeys(keys) if key in lines))
     found.sort(key=lambda value: int(value.partition(":")[0]) if value.partition(":")[0].isdigit() else 0)
     return tuple(_quote(value) for value in found)

@@ -15,7 +15,7 @@ from gpudoctor.facts import Facts, Meta, Source
 from gpudoctor.parsers.collect_env.infer import infer
 from gpudoctor.parsers.collect_env.text import FIELDS
 from gpudoctor.parsers.collect_env.warnings import scan
-from gpudoctor.parsers.paste import keyvalue, logs, packages, signatures, tools
+from gpudoctor.parsers.paste import containers, keyvalue, logs, packages, signatures, tools, wsl
 from gpudoctor.parsers.paste.merge import Conflict, merge
 from gpudoctor.parsers.paste.observe import QUOTE_CHARS, Observation, Parser, observe, printable, run_all
 from gpudoctor.parsers.paste.segments import MAX_LINE, Body, Segment, split
@@ -40,6 +40,8 @@ PARSERS: Tuple[Parser, ...] = (
     keyvalue.key_values,
     keyvalue.one_liners,
     logs.launcher_versions,
+    containers.container_runs,
+    wsl.wsl_hints,
 )
 
 
@@ -152,7 +154,7 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     start = base if base is not None else Facts(meta=Meta(gpudoctor_version=_version(), source=Source.PASTE.value))
     merged = merge(start, [o for o in observations if o.path != "gpus.cc"], base_format)
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))
-    facts = _with_ccs(_derive(merged.facts, found), observations)
+    facts = wsl.before_wsl2(_with_ccs(_derive(merged.facts, found), observations), observations)
     facts, windows_note = _windows_pypi(facts, observations)
     facts, notes = infer(facts, conda_torch=False)
     notes += windows_note
