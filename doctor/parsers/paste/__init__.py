@@ -15,7 +15,7 @@ from gpudoctor.facts import Facts, Meta, Source
 from gpudoctor.parsers.collect_env.infer import infer
 from gpudoctor.parsers.collect_env.text import FIELDS
 from gpudoctor.parsers.collect_env.warnings import scan
-from gpudoctor.parsers.paste import keyvalue, logs, packages, signatures, tools
+from gpudoctor.parsers.paste import keyvalue, logs, packages, prose, signatures, tools
 from gpudoctor.parsers.paste.merge import Conflict, merge
 from gpudoctor.parsers.paste.observe import QUOTE_CHARS, Observation, Parser, observe, printable, run_all
 from gpudoctor.parsers.paste.segments import MAX_LINE, Body, Segment, split
@@ -40,6 +40,8 @@ PARSERS: Tuple[Parser, ...] = (
     keyvalue.key_values,
     keyvalue.one_liners,
     logs.launcher_versions,
+    prose.gpu_mentions,
+    prose.visible_devices,
 )
 
 
