@@ -309,4 +309,23 @@ def load_facts(text: str, name: str) -> Facts:
     what = _describe_unknown(text)
     if what.startswith("gpudoctor's"):
         raise InputError(f"{name}: {what}")
+    words = _STACK_WORDS.findall(text[:MAX_BYTES])
+    if words:
+        return _partial(words)
     raise InputError(f"{name}: {what}; run `python -m torch.utils.collect_env` or `gpudoctor facts` and diagnose that")
+
+
+# words that put a paste on the GPU stack: with them, nothing read still earns a diagnosis that asks for more
+_STACK_WORDS = re.compile(r"\b(?:gpus?|cuda|cudnn|nvidia(?:-smi)?|nvcc|torch|pytorch|geforce|rtx|gtx|tesla|"
+                          r"graphics cards?|vram)\b", re.I)
+
+
+def _partial(words: List[str]) -> Facts:
+    """Empty facts for a paste that talks about the GPU stack but holds nothing readable: the diagnosis then says
+    what to run and paste instead of refusing it."""
+    from gpudoctor import __version__
+    from gpudoctor.facts import Meta
+
+    named = ", ".join(dict.fromkeys(word.lower() for word in words[:50]))[:120]
+    note = ("paste.partial", f"no output, error message or version was recognised; the paste speaks of {named}")
+    return Facts(meta=Meta(gpudoctor_version=__version__, source=Source.PASTE.value), extra=(note,))

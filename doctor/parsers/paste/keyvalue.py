@@ -244,10 +244,10 @@ def one_liners(segment: Segment) -> Iterator[Observation]:
         paths = _exprs(text.split("#", 1)[0] if "#" in text else text)
         said = _COMMENTED.search(text)
         if said and len([p for p in paths if p]) == 1:  # print(torch.cuda.is_available())  # Returns False
-            path = next(p for p in paths if p)
-            value = _typed(path, said.group(1))
+            printed = next(p for p in paths if p)
+            value = _typed(printed, said.group(1))
             if value is not None:
-                yield observe(path, value, segment, line, "python comment")
+                yield observe(printed, value, segment, line, "python comment")
                 continue
         if not any(paths) or i + 1 >= len(lines):
             continue

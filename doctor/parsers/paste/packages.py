@@ -22,13 +22,14 @@ _PLAN_NAME = re.compile(rf"^{_NAME}$")
 _SHOW_NAME = re.compile(rf"^\s*Name:\s*({_NAME})\s*$")
 _SHOW_VERSION = re.compile(rf"^\s*Version:\s*({_VERSION})\s*$")
 _RELEVANT = re.compile(
-    r"^(torch|pytorch|torchvision|torchaudio|nvidia-[\w-]+|triton|pytorch-triton|vllm|xformers|flash[-_]attn|"
+    r"^(torch|pytorch|pytorch-cpu|pytorch-gpu|torchvision|torchaudio|nvidia-[\w-]+|triton|pytorch-triton|vllm|xformers|flash[-_]attn|"
     r"bitsandbytes|transformers|accelerate|diffusers|cupy[\w-]*|onnxruntime[\w-]*|tensorflow[\w-]*|jax|jaxlib|"
     r"ultralytics|mmcv[\w-]*|detectron2|deepspeed|cudatoolkit|cuda-\w+|pytorch-cuda|cudnn|numpy|sglang|"
     r"llamafactory|llama[-_]cpp[-_]python|tts|lightning|pytorch-lightning)$",
     re.I,
 )
 _TORCH_NAMES = {"torch": "torch", "pytorch": "torch", "pytorch-nightly": "torch", "torch-nightly": "torch"}
+_CPU_PACKAGES = frozenset({"pytorch-cpu", "cpuonly"})  # conda-forge's CPU metapackage, the pytorch channel's CPU pin
 
 
 def _is_header(text: str) -> Optional[str]:
@@ -42,6 +43,8 @@ def _is_header(text: str) -> Optional[str]:
 
 def _dist(name: str, version: str, segment: Segment, line: Line, fmt: str) -> Iterator[Observation]:
     yield observe("packages", Distribution(name=name, version=version), segment, line, fmt)
+    if canonicalize_name(name) in _CPU_PACKAGES:
+        yield observe("torch.cuda_compiled", False, segment, line, fmt)
     if _TORCH_NAMES.get(canonicalize_name(name)) == "torch":
         yield observe("torch.installed", True, segment, line, fmt)
         yield observe("torch.version", version, segment, line, fmt)

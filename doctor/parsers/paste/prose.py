@@ -16,8 +16,8 @@ _NAME = re.compile(
     r"|(?:NVIDIA\s+|Tesla\s+)?(?:[AHBLV]100|H200|B200|A10G?|A30|A40|L4|L40S?|T4|P4|P40|P100|K80|RTX A\d000))"
     r"(?=s?\b)(?![\w.-]*\.(?:so|dll|py)\b)"
 )
-_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "2": 2, "3": 3, "4": 4,
-                 "5": 5, "6": 6, "7": 7, "8": 8, "16": 16}
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+                 **{str(n): n for n in range(2, 17)}}
 # "I have 3 GPUs", "a server with two A100s", "my machine has 4 NVIDIA GPUs"
 _COUNT = re.compile(r"\b(?:I have|I've got|we have|with|has|have got)\s+(\d{1,2}|two|three|four|five|six|seven|eight)"
                     r"\s+(?:NVIDIA\s+|Nvidia\s+|nvidia\s+)?(?:GPUs|gpus|graphics cards|cards)\b")
@@ -44,10 +44,9 @@ def gpu_mentions(segment: Segment) -> Iterator[Observation]:
             if gpu_info(name) is not None:
                 yield observe("gpus.mentioned", name, segment, line, "prose")
         if "GPU" in text or "gpu" in text or "card" in text:
-            m = _COUNT.search(text)
-            if m:
-                yield observe("driver.gpu_count", _NUMBER_WORDS.get(m.group(1), int(m.group(1)) if m.group(1).isdigit()
-                                                                     else 0), segment, line, "prose")
+            counted = _COUNT.search(text)
+            if counted and counted.group(1) in _NUMBER_WORDS:
+                yield observe("driver.gpu_count", _NUMBER_WORDS[counted.group(1)], segment, line, "prose")
 
 
 def visible_devices(segment: Segment) -> Iterator[Observation]:
