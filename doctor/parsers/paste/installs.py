@@ -25,7 +25,9 @@ _TORCH_WORD = re.compile(r"\b(?:py)?torch\b|torch\.__version__", re.I)
 _LATER = re.compile(r"\b(?:after(?:wards)?|now|since then|then|became|replaced|changes?d?|switched|turned into|"
                     r"downgraded|ended up)\b", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|n't|instead of|rather than|never|without)\b[^.]{0,20}$", re.I)
-_COMMAND = re.compile(r"\b(?:pip3?|uv|conda|mamba)\s+install\b|--index-url|download\.pytorch\.org", re.I)
+# a command line itself (what was asked for, not what is there), or an index URL that names a build
+_COMMAND = re.compile(r"^\s*(?:[$>]\s*)?(?:python3?\s+-m\s+)?(?:pip3?|uv(?:\s+pip)?|conda|mamba)\s+install\b|"
+                      r"--index-url|--extra-index-url|download\.pytorch\.org", re.I)
 
 
 def _wheel_version(m: re.Match[str]) -> Tuple[str, bool]:
