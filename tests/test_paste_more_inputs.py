@@ -166,3 +166,37 @@ def test_a_paste_about_the_gpu_with_nothing_readable_gets_a_diagnosis_asking_for
 def test_a_paste_with_nothing_of_the_gpu_stack_is_still_refused_with_what_to_paste() -> None:
     with pytest.raises(InputError, match="run `python -m torch.utils.collect_env` or `gpudoctor facts`"):
         load_facts("the printer in room 4 jams every morning\n", "in.txt")
+
+
+def test_a_launcher_naming_the_torch_device_names_the_gpu_or_says_cuda_is_unavailable() -> None:
+    line = "[2025-05-01 10:00:00,000]::[InvokeAI]::INFO --> Using torch device: {}\n"
+    facts = read_paste(line.format("NVIDIA GeForce GTX 1080")).facts
+    assert [g.name for g in facts.gpus] == ["NVIDIA GeForce GTX 1080"] and facts.torch.is_available is True
+    assert read_paste(line.format("CPU")).facts.torch.is_available is False
+
+
+def test_json_members_with_identifier_keys_and_bare_values() -> None:
+    facts = read_paste('{\n  "torch_version": "2.3.0+cu121",\n  "cuda_available": false\n}\n').facts
+    assert facts.torch.version == "2.3.0+cu121" and facts.torch.is_available is False
+
+
+@pytest.mark.parametrize(("line", "version"), [
+    ("My torch version is 2.1.0+cpu, which seems wrong.", "2.1.0+cpu"),
+    ("`torch.__version__` returns `2.2.1+cu121`", "2.2.1+cu121"),
+])
+def test_a_sentence_naming_the_torch_version_with_its_build_tag(line: str, version: str) -> None:
+    assert read_paste(line + "\n").facts.torch.version == version
+
+
+@pytest.mark.parametrize(("line", "names"), [
+    ("It fails on my Quadro P4000.", ["Quadro P4000"]),
+    ("An old laptop with a GeForce MX150.", ["GeForce MX150"]),
+    ("We use a TITAN RTX.", ["TITAN RTX"]),
+])
+def test_more_product_names_in_sentences(line: str, names: list) -> None:
+    assert [g.name for g in read_paste(line + "\n").facts.gpus] == names
+
+
+def test_accelerate_gpu_ids_set_the_visible_devices() -> None:
+    facts = read_paste("accelerate launch --gpu_ids 1 train.py\n").facts
+    assert facts.env.get("CUDA_VISIBLE_DEVICES") == "1"

@@ -40,6 +40,7 @@ PARSERS: Tuple[Parser, ...] = (
     keyvalue.key_values,
     keyvalue.one_liners,
     logs.launcher_versions,
+    logs.launcher_devices,
     prose.gpu_mentions,
     prose.visible_devices,
     installs.install_logs,

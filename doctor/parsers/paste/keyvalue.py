@@ -18,7 +18,7 @@ _BOOL = {"true": True, "yes": True, "false": False, "no": False}
 _YOLO = re.compile(r"Python-[\d.]+\s+torch-(\d[\w.+]*)(?:\s+(?:CUDA:(\d+)\s+\(([^,()]+),\s*(\d+)MiB\)|CPU|MPS))?")
 _COMFY_DEVICE = re.compile(r"^\s*Device:\s*cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
 # a JSON member on its own line, as dependency dumps print them: `"torch"       : "2.6.0+cu124" ,`
-_JSON_MEMBER = re.compile(r'^\s*"([A-Za-z][\w .()-]{0,60})"\s*:\s*"([^"]{1,200})"\s*,?\s*$')
+_JSON_MEMBER = re.compile(r'^\s*"([A-Za-z][\w .()-]{0,60})"\s*:\s*(?:"([^"]{1,200})"|(true|false|\d[\d.]*))\s*,?\s*$')
 _FORM_HEADING = re.compile(r"^\s*#{2,4}\s+([A-Za-z][\w .()/-]{1,60}?)\s*$")
 _GPU_KEY = re.compile(r"^gpu ?\d+(?:,\d+)*$")  # SGLang's "GPU 0,1: NVIDIA H100"
 # libraries with GPU kernels of their own, as SGLang's check_env and vLLM's collect_env name them: "sgl_kernel: 0.4.2"
@@ -159,8 +159,8 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
 def _pair(text: str) -> Optional[Tuple[str, str]]:
     """The key and value of a `key: value` line or of a JSON member line (`"torch": "2.6.0+cu124",`)."""
     m = _JSON_MEMBER.match(text)
-    if m:
-        return m.group(1), m.group(2)
+    if m:  # JSON keys are identifiers: "torch_version" is "torch version"
+        return m.group(1).replace("_", " "), m.group(2) or m.group(3)
     m = _KV.match(text)
     return (m.group(1), m.group(2)) if m else None
 

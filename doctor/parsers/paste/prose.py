@@ -13,7 +13,8 @@ from gpudoctor.parsers.paste.segments import Segment
 # a product name as people write it: "GTX 980 Ti", "RTX 5060 TI", "GeForce RTX 3090", "Tesla V100", "A100", "H100s"
 _NAME = re.compile(
     r"(?<![\w/.-])((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX)\s*-?\d{3,4}(?:\s*(?:Ti|TI|ti|SUPER|Super))?"
-    r"|(?:NVIDIA\s+|Tesla\s+)?(?:[AHBLV]100|H200|B200|A10G?|A30|A40|L4|L40S?|T4|P4|P40|P100|K80|RTX A\d000))"
+    r"|(?:NVIDIA\s+|Tesla\s+)?(?:[AHBLV]100|H200|B200|A10G?|A30|A40|L4|L40S?|T4|P4|P40|P100|K80|RTX A\d000)"
+    r"|(?:NVIDIA\s+)?(?:GeForce\s+)?(?:GT|MX)\s*\d{3,4}|(?:NVIDIA\s+)?TITAN\s+(?:RTX|V|Xp|X)|Quadro\s+[KMPT]?\d{3,4})"
     r"(?=s?\b)(?![\w.-]*\.(?:so|dll|py)\b)"
 )
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -22,7 +23,8 @@ _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 
 _COUNT = re.compile(r"\b(?:I have|I've got|we have|with|has|have got)\s+(\d{1,2}|two|three|four|five|six|seven|eight)"
                     r"\s+(?:NVIDIA\s+|Nvidia\s+|nvidia\s+)?(?:GPUs|gpus|graphics cards|cards)\b")
 # launcher flags that set CUDA_VISIBLE_DEVICES before torch starts: ComfyUI's --cuda-device, Fooocus' --gpu-device-id
-_FLAG = re.compile(r"(?<![\w-])(--cuda-device|--gpu-device-id)(?:=|\s+)(\d{1,2}(?:,\d{1,2})*)\b")
+# and accelerate launch's --gpu_ids
+_FLAG = re.compile(r"(?<![\w-])(--cuda-device|--gpu-device-id|--gpu_ids)(?:=|\s+)['\"]?(\d{1,2}(?:,\d{1,2})*)\b")
 # assignments the POSIX pattern in tools misses: cmd's `set "X=0"`, PowerShell's `$env:X = "0"`, Python's
 # `os.environ["X"] = "0"`, csh's `setenv X 0`
 _ASSIGN = re.compile(
@@ -37,7 +39,7 @@ def gpu_mentions(segment: Segment) -> Iterator[Observation]:
     """NVIDIA product names in sentences; merge uses them only when nothing more direct names a GPU."""
     for line in segment.lines:
         text = line.text
-        if not re.search(r"\d", text) or _COMMAND.match(text):
+        if not (re.search(r"\d", text) or "TITAN" in text) or _COMMAND.match(text):
             continue
         for m in _NAME.finditer(text):
             name = " ".join(m.group(1).split())
@@ -53,7 +55,7 @@ def visible_devices(segment: Segment) -> Iterator[Observation]:
     """CUDA_VISIBLE_DEVICES as a launcher flag or a Windows, Python or csh assignment sets it."""
     for line in segment.lines:
         text = line.text
-        if "-device" in text:
+        if "-device" in text or "--gpu_ids" in text:
             m = _FLAG.search(text)
             if m:
                 yield observe("env.CUDA_VISIBLE_DEVICES", m.group(2), segment, line, "launcher flag")
