@@ -200,3 +200,8 @@ def test_more_product_names_in_sentences(line: str, names: list) -> None:
 def test_accelerate_gpu_ids_set_the_visible_devices() -> None:
     facts = read_paste("accelerate launch --gpu_ids 1 train.py\n").facts
     assert facts.env.get("CUDA_VISIBLE_DEVICES") == "1"
+
+
+def test_a_fleet_or_an_issue_bot_still_refuses_a_paste_with_nothing_readable() -> None:
+    with pytest.raises(InputError, match="not gpudoctor facts"):
+        load_facts("my GPU does not work\n", "in.txt", allow_partial=False)
