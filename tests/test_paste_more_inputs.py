@@ -205,3 +205,10 @@ def test_accelerate_gpu_ids_set_the_visible_devices() -> None:
 def test_a_fleet_or_an_issue_bot_still_refuses_a_paste_with_nothing_readable() -> None:
     with pytest.raises(InputError, match="not gpudoctor facts"):
         load_facts("my GPU does not work\n", "in.txt", allow_partial=False)
+
+
+def test_a_mamba_plan_row_names_the_cpu_build() -> None:
+    plan = ("  Package      Version  Build                        Channel                 Size\n"
+            "  + pytorch      2.1.0  cpu_generic_py311h6b1a1b0_0  conda-forge/linux-64    60MB\n")
+    facts = read_paste(plan).facts
+    assert facts.torch.version == "2.1.0" and facts.torch.cuda_compiled is False
