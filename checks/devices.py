@@ -128,7 +128,7 @@ def _fix_for(facts: Facts, count: int, keep: Optional[str] = None) -> Fix:
 
 @check("devices", "Visible devices")
 def visible_devices(facts: Facts) -> Iterator[Finding]:
-    count = len(facts.gpus) or (facts.driver.gpu_count or 0)
+    count = max(len(facts.gpus), facts.driver.gpu_count or 0)
     if count == 0:
         raise Skip("no NVIDIA GPU is known, so no devices can be hidden", "gpus")
     value = facts.env.get(VAR)
@@ -195,6 +195,20 @@ def visible_devices(facts: Facts) -> Iterator[Finding]:
                     "nvidia-smi.",
                     ("nvidia-smi -L",)),
             evidence=("env.variables", "gpus", "torch.device_count"),
+        )
+        return
+    flag = next((v for k, v in facts.extra if k == "paste.env_flag"), None)
+    if flag and len(visible.devices) < count:
+        yield Finding(
+            code="devices.visible",
+            severity=Severity.WARNING,
+            summary=f"the launcher flag {flag} sets {shown}, so the program sees {_plural(len(visible.devices))} "
+                    f"of the {count} on this machine",
+            detail=f"The launcher sets {VAR} from the flag before torch starts; every other GPU is hidden from it.\n"
+                   f"What torch sees:\n{_mapping(visible, facts)}",
+            fix=Fix(f"Start the program without {flag.split()[0]} to let it see every GPU (and pick one inside it), "
+                    "or list every GPU it should use.", ()),
+            evidence=("env.variables", "gpus"),
         )
         return
     yield Finding(

@@ -101,7 +101,7 @@ def answer_event(path: str, catalogue: Catalogue, output: Optional[str], redact:
         note("gpudoctor: nothing to answer in this event")
         return 0
     try:
-        facts = load_facts(event.text, f"the {event.kind}")
+        facts = load_facts(event.text, f"the {event.kind}", allow_partial=False)
     except InputError:
         note(f"gpudoctor: the {event.kind} holds no environment information; no comment")
         return 0

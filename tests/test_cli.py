@@ -353,7 +353,7 @@ def _bad_inputs(tmp: Path) -> List[tuple]:
         "cut.json": b'{\n  "meta": {\n    "schema": 1,\n    "created": "2025-',
         "new.json": b'{"meta": {"schema": 9}}',
         "nofacts.md": b"## gpudoctor report\n\n| check | status | summary |\n",
-        "prose.txt": b"my gpu is broken, pls help\n",
+        "prose.txt": b"my printer is broken, pls help\n",
     }
     for name, data in files.items():
         (tmp / name).write_bytes(data)

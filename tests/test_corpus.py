@@ -40,6 +40,7 @@ def test_the_corpus_meets_the_bar(corpus: Path) -> None:
     outcomes = evaluate(corpus)
     assert [o.case.file for o in outcomes if o.error is not None] == []
     assert [o.case.file for o in outcomes if o.called_healthy] == []
+    assert [o.case.file for o in outcomes if o.partial] == []  # nothing read is no better than refused
     assert [o.case.file for o in outcomes if o.false_error] == []
     assert [o.case.file for o in outcomes if o.crashed] == []
     hits = sum(o.hit for o in outcomes)

@@ -119,9 +119,9 @@ def test_a_traceback_from_import_torch_is_the_import_error() -> None:
 
 
 def test_nothing_recognisable_is_refused_with_what_to_paste() -> None:
-    assert not read_paste("my GPU is broken, please help\n").recognised
+    assert not read_paste("my printer is broken, please help\n").recognised
     with pytest.raises(InputError, match="run `python -m torch.utils.collect_env` or `gpudoctor facts`"):
-        load_facts("my GPU is broken, please help\n", "in.txt")
+        load_facts("my printer is broken, please help\n", "in.txt")
 
 
 def test_a_traceback_alone_is_diagnosed_not_refused() -> None:

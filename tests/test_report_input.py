@@ -181,9 +181,9 @@ def test_newer_facts_inside_a_markdown_report() -> None:
 @pytest.mark.parametrize(
     ("text", "what"),
     [
-        ("Collecting torch\n  Downloading torch-2.6.0.whl\nSuccessfully installed torch-2.6.0\n",
+        ("Collecting requests\n  Downloading requests-2.32.3-py3-none-any.whl\nSuccessfully installed requests-2.32.3\n",
          "a pip log, not an environment report"),
-        ("hello, my GPU does not work\n", "not gpudoctor facts, a gpudoctor report or PyTorch collect_env output"),
+        ("hello, the soup is cold\n", "not gpudoctor facts, a gpudoctor report or PyTorch collect_env output"),
     ],
     ids=["pip-log", "prose"],
 )

@@ -78,7 +78,7 @@ def summarise_path(path: str, catalogue: Catalogue, redact: Optional[Redactor], 
                    intern: Dict[str, str]) -> Record:
     """Read and judge one file; a file that cannot be judged becomes a BadRecord, never an exception."""
     try:
-        facts = load_facts(*read_input(path))
+        facts = load_facts(*read_input(path), allow_partial=False)
     except (InputError, FactsError) as exc:
         return bad(path, node_from_path(path), str(exc))
     except Exception as exc:  # noqa: BLE001 - one bad file must not end the triage

@@ -14,6 +14,7 @@ from typing import Any, List, Optional, Tuple
 from gpudoctor.facts import Facts, FactsError, Source
 from gpudoctor.facts.codec import FACTS_MARKER
 from gpudoctor.errors import UserError
+from gpudoctor.parsers.partial import partial_facts
 
 MAX_BYTES = 10 * 1024 * 1024
 REPORT_TITLE = re.compile(r"^[\s>]*#+\s*gpudoctor report\s*$", re.M)
@@ -279,8 +280,11 @@ def _load_paste(text: str, base: Optional[Facts]) -> Optional[Facts]:
     return facts
 
 
-def load_facts(text: str, name: str) -> Facts:
-    """Facts from any input ``diagnose`` accepts, with ``meta.source`` saying which kind it was."""
+def load_facts(text: str, name: str, allow_partial: bool = True) -> Facts:
+    """Facts from any input ``diagnose`` accepts, with ``meta.source`` saying which kind it was. A paste that
+    speaks of the GPU stack but holds nothing readable gives facts holding only a note (``parsers.partial``),
+    unless ``allow_partial`` is False (a fleet of facts files, an issue the bot would comment on): then it is
+    refused like any other unreadable text."""
     text = text.lstrip("\ufeff")
     stripped = text.strip()
     if not stripped:
@@ -309,4 +313,7 @@ def load_facts(text: str, name: str) -> Facts:
     what = _describe_unknown(text)
     if what.startswith("gpudoctor's"):
         raise InputError(f"{name}: {what}")
+    partial = partial_facts(text) if allow_partial else None
+    if partial is not None:
+        return partial
     raise InputError(f"{name}: {what}; run `python -m torch.utils.collect_env` or `gpudoctor facts` and diagnose that")

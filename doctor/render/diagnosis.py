@@ -191,6 +191,10 @@ def render_answer(report: Report, markdown: bool = False) -> str:
         for f in a.healthy:
             out.append(md.item(f.summary + (f" ({f.fix.text})" if f.fix else "")))
             out += md.block(evidence_for(f, report.facts))
+    elif any(key == "paste.partial" for key, _ in report.facts.extra):  # parsers.partial's note
+        said = next(value for key, value in report.facts.extra if key == "paste.partial")
+        out.append(md.text(f"The paste cannot be judged yet: {said}. Paste the output of the commands below "
+                           "(the whole output, not a summary)."))
     else:
         out.append("Nothing in the paste shows a broken GPU environment, and it does not hold enough to be sure.")
     unread = [value for key, value in report.facts.extra if key == "paste.unread"]

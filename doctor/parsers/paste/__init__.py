@@ -15,7 +15,7 @@ from gpudoctor.facts import Facts, Meta, Source
 from gpudoctor.parsers.collect_env.infer import infer
 from gpudoctor.parsers.collect_env.text import FIELDS
 from gpudoctor.parsers.collect_env.warnings import scan
-from gpudoctor.parsers.paste import containers, keyvalue, logs, packages, signatures, tools, wsl
+from gpudoctor.parsers.paste import containers, installs, keyvalue, logs, packages, prose, signatures, tools, wsl
 from gpudoctor.parsers.paste.merge import Conflict, merge
 from gpudoctor.parsers.paste.observe import QUOTE_CHARS, Observation, Parser, observe, printable, run_all
 from gpudoctor.parsers.paste.segments import MAX_LINE, Body, Segment, split
@@ -42,7 +42,15 @@ PARSERS: Tuple[Parser, ...] = (
     logs.launcher_versions,
     containers.container_runs,
     wsl.wsl_hints,
+    logs.launcher_devices,
+    prose.gpu_mentions,
+    prose.visible_devices,
+    installs.install_logs,
+    installs.conda_commands,
 )
+
+
+_NOT_MERGED = frozenset({"gpus.cc", installs.NOW, installs.NOW_CPU, installs.CONDA_FORGE})
 
 
 @dataclass(frozen=True)
@@ -152,9 +160,10 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
         observations = [o for o in observations if not (o.fmt == "env report" and _COLLECT_ENV_LABEL.match(o.quote))]
     observations += _unavailable(observations)
     start = base if base is not None else Facts(meta=Meta(gpudoctor_version=_version(), source=Source.PASTE.value))
-    merged = merge(start, [o for o in observations if o.path != "gpus.cc"], base_format)
+    merged = merge(start, [o for o in observations if o.path not in _NOT_MERGED], base_format)
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))
-    facts = wsl.before_wsl2(_with_ccs(_derive(merged.facts, found), observations), observations)
+    facts = _with_ccs(_derive(installs.apply_now(merged.facts, observations), found), observations)
+    facts = wsl.before_wsl2(installs.conda_forge_cpu(facts, observations), observations)
     facts, windows_note = _windows_pypi(facts, observations)
     facts, notes = infer(facts, conda_torch=False)
     notes += windows_note

@@ -17,6 +17,9 @@ _TORCH_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)
 _BOOL = {"true": True, "yes": True, "false": False, "no": False}
 _YOLO = re.compile(r"Python-[\d.]+\s+torch-(\d[\w.+]*)(?:\s+(?:CUDA:(\d+)\s+\(([^,()]+),\s*(\d+)MiB\)|CPU|MPS))?")
 _COMFY_DEVICE = re.compile(r"^\s*Device:\s*cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
+# a JSON member on its own line, as dependency dumps print them: `"torch"       : "2.6.0+cu124" ,`
+_JSON_MEMBER = re.compile(r'^\s*"([A-Za-z][\w .()-]{0,60})"\s*:\s*(?:"([^"]{1,200})"|(true|false|\d[\d.]*))\s*,?\s*$')
+_FORM_HEADING = re.compile(r"^\s*#{2,4}\s+([A-Za-z][\w .()/-]{1,60}?)\s*$")
 _GPU_KEY = re.compile(r"^gpu ?\d+(?:,\d+)*$")  # SGLang's "GPU 0,1: NVIDIA H100"
 # libraries with GPU kernels of their own, as SGLang's check_env and vLLM's collect_env name them: "sgl_kernel: 0.4.2"
 _KERNEL_PACKAGE = re.compile(r"^(vllm|sglang|sgl[_-]kernel|flashinfer(?:[_-]python)?|xformers|flash[_-]attn|bitsandbytes|"
@@ -154,19 +157,44 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
             yield observe(path, version, segment, line, "env report")
 
 
+def _pair(text: str) -> Optional[Tuple[str, str]]:
+    """The key and value of a `key: value` line or of a JSON member line (`"torch": "2.6.0+cu124",`)."""
+    m = _JSON_MEMBER.match(text)
+    if m:  # JSON keys are identifiers: "torch_version" is "torch version"
+        return m.group(1).replace("_", " "), m.group(2) or m.group(3)
+    m = _KV.match(text)
+    return (m.group(1), m.group(2)) if m else None
+
+
+def _form_answers(segment: Segment) -> Iterator[Tuple[str, Line]]:
+    """GitHub issue-form answers: a `### GPU model` heading and the first line of text under it."""
+    lines = segment.lines
+    for i, line in enumerate(lines):
+        m = _FORM_HEADING.match(line.text)
+        if not m:
+            continue
+        answer = next((later for later in lines[i + 1:i + 4] if later.text.strip()), None)
+        if answer is not None and not answer.text.lstrip().startswith(("#", "`", "~", "{", "[")):
+            yield m.group(1), answer
+
+
 def key_values(segment: Segment) -> Iterator[Observation]:
+    for heading, answer in _form_answers(segment):
+        path = _KEYS.get(_key(heading))
+        if path:
+            yield from _value(path, answer.text.strip(), segment, answer)
     for line in segment.lines:
         text = line.text
         if ":" in text or "\uff1a" in text:
-            m = _KV.match(text)
-            if m:
-                key = _key(m.group(1))
+            pair = _pair(text)
+            if pair:
+                key = _key(pair[0])
                 path = _KEYS.get(key) or ("gpus.name" if _GPU_KEY.match(key) else None)
                 if path:
-                    yield from _value(path, m.group(2), segment, line)
+                    yield from _value(path, pair[1], segment, line)
                     continue
                 package = _KERNEL_PACKAGE.match(key)
-                version = re.match(r"v?(\d+(?:\.\w+)+)", m.group(2).strip("` "))
+                version = re.match(r"v?(\d+(?:\.\w+)+)", pair[1].strip("` "))
                 if package and version:
                     dist = Distribution(name=canonicalize_name(package.group(1)), version=version.group(1))
                     yield observe("packages", dist, segment, line, "env report")

@@ -1,18 +1,21 @@
 """Torch versions as launcher logs and pip print them inline: "INFO Torch 2.0.1+cpu", "torch==2.8.0+cpu",
-"Requirement already satisfied: torch in ... (2.1.0+cu121)"."""
+"Requirement already satisfied: torch in ... (2.1.0+cu121)", and the device a launcher says it uses
+("Using torch device: NVIDIA GeForce RTX 3060", InvokeAI's start-up line)."""
 
 from __future__ import annotations
 
 import re
 from typing import Iterator
 
+from gpudoctor.compat import gpu_info
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Segment
 
 # "torch" as a word (not torchvision, not a path or wheel name), then "==", ":" or spaces, then a version that
 # carries a build tag (+cpu, +cu121, +rocm6.0): an untagged number in prose is too weak to count.
 _INLINE = re.compile(
-    r"(?<![\w/\\.-])torch(?:\s*==\s*|\s*:\s*|\s+)v?(\d+\.\d+(?:\.\d+)?(?:\.post\d+|[a-z]+\d*)?\+(?:cpu|cu\d{2,3}|rocm[\d.]+)\b)"
+    r"(?<![\w/\\.-])torch(?:\s*==\s*|\s*:\s*|\s+|(?:\.__version__\)?|\s+version)`?\s*(?:is|=+|:|returns?|reports?|shows?|"
+    r"prints?|gives?)?\s*[`'\"]?)v?(\d+\.\d+(?:\.\d+)?(?:\.post\d+|[a-z]+\d*)?\+(?:cpu|cu\d{2,3}|rocm[\d.]+)\b)"
     r"(?![\w.-]*-cp\d)",
     re.I,
 )
@@ -35,3 +38,17 @@ def launcher_versions(segment: Segment) -> Iterator[Observation]:
         m = _INLINE.search(text)
         if m and not _INSTALL_COMMAND.search(text[:m.start()]):
             yield observe("torch.version", m.group(1), segment, line, "launcher log")
+
+
+_DEVICE = re.compile(r"\bUsing torch device:\s*(.+?)\s*$")
+
+
+def launcher_devices(segment: Segment) -> Iterator[Observation]:
+    """A launcher's "Using torch device: <name>": an NVIDIA name is a GPU that torch uses."""
+    for line in segment.lines:
+        if "torch device" not in line.text:
+            continue
+        m = _DEVICE.search(line.text)
+        if m and gpu_info(m.group(1)) is not None:
+            yield observe("gpus", (None, m.group(1)[:120]), segment, line, "launcher log")
+            yield observe("torch.is_available", True, segment, line, "launcher log")

@@ -17,7 +17,7 @@ from gpudoctor.parsers.paste.observe import Observation
 _MESSAGES = frozenset({"torch.init_error", "torch.import_error", "driver.nvml_error_text", "driver.smi_error_text",
                        "torchvision.import_error"})
 _SCALARS = frozenset({
-    "driver.version", "driver.cuda_version", "torch.version", "torch.cuda", "torch.is_available",
+    "driver.version", "driver.cuda_version", "driver.gpu_count", "torch.version", "torch.cuda", "torch.is_available",
     "torch.device_count", "torch.cudnn_version", "torch.cuda_compiled", "torch.installed", "torch.arch_flags",
     "platform.system", "platform.machine", "platform.wsl", "platform.python_version", "platform.container", "toolkit.nvcc_version",
     "libraries.ld_library_path", "platform.installer", "platform.installer_evidence", "platform.torch_from_conda",
@@ -83,6 +83,7 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
     env_vars: Dict[str, Tuple[str, Observation]] = {}
     lists: Dict[str, List[Any]] = {path: [] for path in _LISTS}
     gpus: List[Tuple[Optional[int], str, Observation]] = []
+    mentioned: List[Tuple[Optional[int], str, Observation]] = []  # names in sentences: used when nothing else names one
     memories: List[int] = []
     packages: Dict[str, Tuple[Distribution, Observation]] = {}
     extra: List[Tuple[str, str]] = []
@@ -118,6 +119,8 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
                 env_vars[name] = (obs.value, obs)
         elif path == "gpus":
             gpus.append((obs.value[0], obs.value[1], obs))
+        elif path == "gpus.mentioned":
+            mentioned.append((None, obs.value, obs))
         elif path == "gpus.memory_total_mib":
             memories.append(obs.value)
         elif path == "packages":
@@ -133,6 +136,7 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
             extra.append((f"paste.{path}", str(value)))
             extra.append((f"paste.line.{path}.{value if path == 'signature' else len(extra)}",
                           f"{obs.line}: {obs.quote}"))
+    gpus = gpus or mentioned
     facts = _apply(base, values, lists, _gpus(base, gpus, memories), packages)
     if env_vars:
         variables = facts.env.variables + tuple((name, value) for name, (value, _) in env_vars.items())

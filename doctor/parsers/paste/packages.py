@@ -19,16 +19,20 @@ _FREEZE = re.compile(rf"^\s*(?:\[pip\d?\]\s+|-\s+)?({_NAME})\s*==\s*({_VERSION})
 _CONDA_EXPORT = re.compile(rf"^\s*-\s+(?:[\w-]+::)?({_NAME})=({_VERSION})=(\S+)\s*$")  # conda env export
 _LIST = re.compile(rf"^\s*({_NAME})\s+({_VERSION})(?:\s+(\S+))?(?:\s+(\S+))?\s*$")
 _PLAN_NAME = re.compile(rf"^{_NAME}$")
+# mamba's and micromamba's plan table: "  + pytorch   2.1.0  cpu_generic_py311h6b1a1b0_0  conda-forge/linux-64   60MB"
+_MAMBA_ROW = re.compile(rf"^\s*\+\s+({_NAME})\s+({_VERSION})\s+(\S+)\s+([\w.-]+)/[\w-]+(?:\s|$)")
 _SHOW_NAME = re.compile(rf"^\s*Name:\s*({_NAME})\s*$")
 _SHOW_VERSION = re.compile(rf"^\s*Version:\s*({_VERSION})\s*$")
 _RELEVANT = re.compile(
-    r"^(torch|pytorch|torchvision|torchaudio|nvidia-[\w-]+|triton|pytorch-triton|vllm|xformers|flash[-_]attn(?:[-_][34])?|"
+    r"^(torch|pytorch|pytorch-cpu|pytorch-gpu|torchvision|torchaudio|nvidia-[\w-]+|triton|pytorch-triton|vllm|xformers|"
+    r"flash[-_]attn(?:[-_][34])?|"
     r"bitsandbytes|transformers|accelerate|diffusers|cupy[\w-]*|onnxruntime[\w-]*|tensorflow[\w-]*|jax|jaxlib|"
     r"ultralytics|mmcv[\w-]*|detectron2|deepspeed|cudatoolkit|cuda-\w+|pytorch-cuda|cudnn|numpy|sglang|"
     r"llamafactory|llama[-_]cpp[-_]python|tts|lightning|pytorch-lightning)$",
     re.I,
 )
 _TORCH_NAMES = {"torch": "torch", "pytorch": "torch", "pytorch-nightly": "torch", "torch-nightly": "torch"}
+_CPU_PACKAGES = frozenset({"pytorch-cpu", "cpuonly"})  # conda-forge's CPU metapackage, the pytorch channel's CPU pin
 
 
 def _is_header(text: str) -> Optional[str]:
@@ -42,6 +46,8 @@ def _is_header(text: str) -> Optional[str]:
 
 def _dist(name: str, version: str, segment: Segment, line: Line, fmt: str) -> Iterator[Observation]:
     yield observe("packages", Distribution(name=name, version=version), segment, line, fmt)
+    if canonicalize_name(name) in _CPU_PACKAGES:
+        yield observe("torch.cuda_compiled", False, segment, line, fmt)
     if _TORCH_NAMES.get(canonicalize_name(name)) == "torch":
         yield observe("torch.installed", True, segment, line, fmt)
         yield observe("torch.version", version, segment, line, fmt)
@@ -100,20 +106,34 @@ def package_lists(segment: Segment) -> Iterator[Observation]:
                 yield from _dist(show_name, m.group(1), segment, line, "pip show")
                 show_name = None
             continue
+        if text.lstrip().startswith("+ ") and "/" in text:
+            row = _MAMBA_ROW.match(text)
+            if row and _RELEVANT.match(row.group(1)):
+                yield from _conda_row(row.group(1), row.group(2), row.group(3), row.group(4), segment, line, "conda plan")
+            continue
         m = _LIST.match(text)
         if not m or not (fmt or _RELEVANT.match(m.group(1))):
             continue
         name, version, build, channel = m.group(1), m.group(2), m.group(3) or "", m.group(4) or ""
         conda = fmt == "conda list" or (build and not build.startswith(("/", "~", "C:", "c:")) and "_" in build)
-        yield from _dist(name, version, segment, line, "conda list" if conda else "pip list")
-        if conda and fmt == "conda list" and _TORCH_NAMES.get(canonicalize_name(name)) == "torch":
+        if not conda:
+            yield from _dist(name, version, segment, line, "pip list")
+            continue
+        if fmt == "conda list" and _TORCH_NAMES.get(canonicalize_name(name)) == "torch":
             yield from _conda_torch(name, build, channel, segment, line)
-        if conda and _TORCH_NAMES.get(canonicalize_name(name)) == "torch" and channel != "pypi":
-            cuda = conda_build_cuda(build)
-            if cuda == "cpu":
-                yield observe("torch.cuda_compiled", False, segment, line, "conda list")
-            elif cuda:
-                yield observe("torch.cuda", cuda, segment, line, "conda list")
+        yield from _conda_row(name, version, build, channel, segment, line, "conda list")
+
+
+def _conda_row(name: str, version: str, build: str, channel: str, segment: Segment, line: Line,
+               fmt: str) -> Iterator[Observation]:
+    """A conda package with its build string: for torch the build names CUDA or the CPU."""
+    yield from _dist(name, version, segment, line, fmt)
+    if _TORCH_NAMES.get(canonicalize_name(name)) == "torch" and channel != "pypi":
+        cuda = conda_build_cuda(build)
+        if cuda == "cpu":
+            yield observe("torch.cuda_compiled", False, segment, line, fmt)
+        elif cuda:
+            yield observe("torch.cuda", cuda, segment, line, fmt)
 
 
 def _plan(text: str, segment: Segment, line: Line) -> Optional[List[Observation]]:

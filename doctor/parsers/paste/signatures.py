@@ -81,6 +81,11 @@ INIT, IMPORT, WARN = "torch.init_error", "torch.import_error", "torch.warnings"
 CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image is available for execution on the device",
        "the torch build has no kernels for this GPU's architecture", WARN),
+    # the same refusal retold in a sentence: "versions that do not support this card (too old a CUDA capability)"
+    _s(Sig.NO_KERNEL_IMAGE, "capabilit", r"(?:cuda|compute) capabilit(?:y|ies)\b[^.\n]{0,60}?\b(?:too old|too low|"
+       r"too new|not supported|unsupported|no longer supported)|\b(?:too old|too low|too new|not supported by|"
+       r"no longer supports?|unsupported)\b[^.\n]{0,40}?(?:cuda|compute) capabilit",
+       "the torch build has no kernels for this GPU's architecture"),
     _s(Sig.SM_INCOMPATIBLE, "is not compatible with the current pytorch", r"sm_\d+\s+is not compatible with the current PyTorch",
        "the GPU's architecture is not in the torch build's arch list", WARN),
     _s(Sig.GPU_TOO_OLD, "no longer supports this gpu", r"PyTorch no longer supports this GPU because it is too old",
@@ -149,8 +154,14 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDA_HOME_UNSET, "cuda_home", r"CUDA_HOME environment variable is not set|"
        r"CUDA_HOME does not exist, unable to compile CUDA op",
        "building a CUDA extension needs the CUDA toolkit (nvcc); torch's wheels do not include it"),
-    _s(Sig.SHADOWED_CUDA, "undefined symbol", r"undefined symbol: (?:__nvJitLink\w*|cusparseSpSV\w*|cublasLt\w*|\w*cudnn\w*)",
+    _s(Sig.SHADOWED_CUDA, "undefined symbol", r"undefined symbol: (?:__nvJitLink\w*|cusparseSpSV\w*|cublas\w*|\w*cudnn\w*)",
        "a system CUDA library on LD_LIBRARY_PATH shadows the one in torch's own nvidia-* wheels", IMPORT),
+    # the loader's own words when one CUDA library finds another of a different release: "symbol
+    # cublasLtHSHMatmulAlgoInit version libcublasLt.so.11 not defined in file libcublasLt.so.11 with link time reference"
+    _s(Sig.SHADOWED_CUDA, "not defined in file", r"symbol \w+,? version \S+ not defined in file "
+       r"lib(?:cu|nv|nccl)[\w-]*\.so[\w.]*(?: with link time reference)?",
+       "two CUDA libraries of different releases meet: one resolves the other from another install (a system CUDA "
+       "on the loader path, or nvidia-* wheels of different versions)", IMPORT),
     _s(Sig.CUDNN_MISSING, "libcudnn", r"libcudnn[\w.-]*\.so[\w.]*: cannot open shared object file",
        "torch cannot find its cuDNN library (the nvidia-cudnn wheel is missing or not on the search path)", IMPORT),
     _s(Sig.CUDNN_MISSING, "cudnn", r"Could not (?:locate|load library) cudnn\w*\.dll|"
@@ -185,12 +196,12 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDA_UNAVAILABLE, "available", r"GPUAccelerator can not run on your system|"
        r"User provided device_type of .cuda., but CUDA is not available|"
        r"on a CUDA device but torch\.cuda\.is_available\(\) is False|\bCUDA is not available|"
-       r"torch\.cuda\.is_available\(\)\s*(?:returns?|is|=+|:)\s*\**False", _UNAVAILABLE),
+       r"torch\.cuda\.is_available\(\)`?\s*(?:returns?|is|=+|:)\s*[*`]*False", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "not able to use gpu", r"Torch is not able to use GPU", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cuda driver initialization failed", r"CUDA driver initialization failed", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cpu", r"\b(?:using|selected|generator:|running on)\s+device\s*[=:]?\s*['\"]?cpu\b['\"]?\s*$|"
-       r"\bcompute=cpu\s+device=cpu\b", _UNAVAILABLE),
+       r"\bcompute=cpu\s+device=cpu\b|\bUsing torch device:\s*CPU\s*$", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "only has: []", r"But your machine only has: \[\]", _UNAVAILABLE),
     _s(Sig.TORCH_NOT_FOUND, "could not find a version that satisfies the requirement",
        r"Could not find a version that satisfies the requirement (?:torch|torchvision|torchaudio|nvidia-[\w-]+)\b",

@@ -1,0 +1,170 @@
+"""The torch that is installed *now*: what pip's or uv's install log put in place, and a sentence saying an install
+left a CPU build. Both describe a later state than a collect_env pasted from before, and replace its torch."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Iterator, List, Optional, Tuple
+from urllib.parse import unquote
+
+from gpudoctor.facts import Facts
+from gpudoctor.parsers.paste.observe import Observation, observe
+from gpudoctor.parsers.paste.segments import Line, Segment
+
+NOW = "torch.now"  # the version an install log put in place
+NOW_CPU = "torch.now_cpu"  # a sentence saying the torch is now a CPU build
+_INSTALLED = re.compile(r"^\s*Successfully installed\s+(.*)$")
+_INSTALLED_TORCH = re.compile(r"(?:^|\s)torch-(\d+\.\d+[\w.]*(?:\+[\w.]+)?)(?=\s|$)")
+_UV_ADDED = re.compile(r"^\s*\+\s+torch==(\d+\.\d+[\w.]*(?:\+[\w.]+)?)\s*$")
+# a torch wheel pip fetches: "Downloading torch-2.1.0%2Bcpu-cp39-cp39-linux_x86_64.whl", or a URL under /whl/cpu/
+_WHEEL = re.compile(r"(?:(/whl/(?:nightly/)?(cpu|cu\d{2,3}|rocm[\d.]+)/))?(?:[^\s/]*/)*torch-(\d+\.\d+[\w.]*?)"
+                    r"(?:(?:%2B|\+)([\w.]+))?-cp\d+-[\w]+-(\w+)\.whl", re.I)
+_CPU_WORDS = re.compile(r"(?:\bcpu[- ]only\b|\bcpu (?:version|build|wheel)\b|`?\+cpu`?(?:\s+build)?\b)", re.I)
+_TORCH_WORD = re.compile(r"\b(?:py)?torch\b|torch\.__version__", re.I)
+_LATER = re.compile(r"\b(?:after(?:wards)?|now|since then|then|became|replaced|changes?d?|switched|turned into|"
+                    r"downgraded|ended up)\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|no|n't|instead of|rather than|never|without)\b[^.]{0,20}$", re.I)
+# a command line itself (what was asked for, not what is there), or an index URL that names a build
+_COMMAND = re.compile(r"^\s*(?:[$>]\s*)?(?:python3?\s+-m\s+)?(?:pip3?|uv(?:\s+pip)?|conda|mamba)\s+install\b|"
+                      r"--index-url|--extra-index-url|download\.pytorch\.org", re.I)
+
+
+def _wheel_version(m: re.Match[str]) -> Tuple[str, bool]:
+    """The version a torch wheel installs, and whether it is a CPU build (a PyPI wheel for Windows or macOS is)."""
+    release, tag, folder, platform = m.group(3), m.group(4), m.group(2), m.group(5).lower()
+    tag = tag or (folder.lower() if folder else None)
+    cpu = (tag or "").lower() == "cpu" or (not tag and (platform.startswith("win") or platform.startswith("macosx")))
+    return (f"{release}+{tag}" if tag else release), cpu
+
+
+def install_logs(segment: Segment) -> Iterator[Observation]:
+    """pip's "Successfully installed ... torch-X" (with the wheel it downloaded, which names the build), uv's
+    "+ torch==X", and a sentence that says torch became a CPU build."""
+    wheels: List[Tuple[str, bool]] = []
+    for line in segment.lines:
+        text = unquote(line.text) if "%2B" in line.text else line.text
+        if "torch-" in text and ".whl" in text:
+            m = _WHEEL.search(text)
+            if m:
+                wheels.append(_wheel_version(m))
+        m = _INSTALLED.match(text)
+        if m:
+            found = _INSTALLED_TORCH.search(m.group(1))
+            if found:
+                version = found.group(1)
+                wheel = next((w for w in reversed(wheels) if w[0].split("+")[0] == version.split("+")[0]), None)
+                if wheel is not None and "+" not in version:
+                    version = wheel[0]
+                yield observe(NOW, version, segment, line, "pip install log")
+                if wheel is not None and wheel[1]:
+                    yield observe(NOW_CPU, True, segment, line, "pip install log")
+            continue
+        m = _UV_ADDED.match(text)
+        if m:
+            yield observe(NOW, m.group(1), segment, line, "uv install log")
+            continue
+        yield from _sentence(segment, line, text)
+
+
+def _sentence(segment: Segment, line: Line, text: str) -> Iterator[Observation]:
+    cpu = _CPU_WORDS.search(text)
+    if not cpu or not _TORCH_WORD.search(text) or not _LATER.search(text) or _COMMAND.search(text):
+        return
+    if _NEGATION.search(text[:cpu.start()]):
+        return
+    yield observe(NOW_CPU, True, segment, line, "prose")
+
+
+def _last(observations: List[Observation], path: str) -> Optional[Observation]:
+    return next((o for o in reversed(observations) if o.path == path), None)
+
+
+def apply_now(facts: Facts, observations: List[Observation]) -> Facts:
+    """The torch the install log or a sentence says is there now, over an earlier report's torch: the version
+    and what followed from it (CUDA, arch list, availability) are replaced."""
+    now, cpu = _last(observations, NOW), _last(observations, NOW_CPU)
+    if now is None and cpu is None:
+        return facts
+    torch = facts.torch
+    later_cpu = cpu is not None and (now is None or cpu.line >= now.line)
+    version = now.value if now is not None else None  # a sentence names the build, not the version
+    if later_cpu and version and "+" in version and not version.endswith("+cpu"):
+        version = version.split("+")[0]
+    if version == torch.version and (not later_cpu or torch.cuda_compiled is False):
+        return facts
+    said = now if now is not None and not later_cpu else cpu
+    assert said is not None
+    notes: Tuple[Tuple[str, str], ...] = (
+        ("paste.torch_replaced", f"{torch.version or 'unknown'} (an earlier report) replaced by "
+                           f"{'a CPU build' if later_cpu else version} (line {said.line}, later)"),
+        ("paste.line.torch.version", f"{said.line}: {said.quote}"),
+    )
+    replaced = dataclasses.replace(
+        torch, version=version, installed=True, cuda=None, arch_flags=None, cudnn_version=None, device_count=None,
+        devices=(), is_available=False if later_cpu else None, cuda_compiled=False if later_cpu else None)
+    return dataclasses.replace(facts, torch=replaced, extra=facts.extra + notes)
+
+
+CONDA_FORGE = "conda.forge_only"  # a conda command that built the environment from conda-forge with no CUDA pin
+_CONDA = re.compile(r"\b(?:conda|mamba|micromamba)\s+(create|install)\b(.*)$")
+_OPTION_WITH_VALUE = frozenset({"-n", "--name", "-p", "--prefix", "-c", "--channel", "--file"})
+_TORCH_SPECS = frozenset({"pytorch", "torch", "pytorch-gpu", "pytorch-cpu", "pytorch-cuda", "cpuonly"})
+_CUDA_PIN = re.compile(r"^(?:pytorch-gpu|pytorch-cuda|cudatoolkit|cuda-version|cuda)(?:[=<>!].*)?$|cuda", re.I)
+
+
+def _conda_words(rest: str) -> Tuple[List[str], List[str]]:
+    """The channels and the package specs of a conda command line's arguments."""
+    words = [w.strip("`'\"") for w in rest.split("#", 1)[0].split()]
+    channels: List[str] = []
+    specs: List[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in _OPTION_WITH_VALUE and i + 1 < len(words):
+            if word in ("-c", "--channel"):
+                channels.append(words[i + 1].lower())
+            i += 2
+            continue
+        if word.startswith(("-c=", "--channel=")):
+            channels.append(word.split("=", 1)[1].lower())
+        elif not word.startswith("-") and word not in ("&&", "|", ";"):
+            specs.append(word)
+        i += 1
+    return channels, specs
+
+
+def conda_commands(segment: Segment) -> Iterator[Observation]:
+    """`conda create|install` lines: one that asks for a CPU build says so; one that builds an environment from
+    conda-forge alone with no CUDA pin leaves the CUDA-or-CPU choice to the solver."""
+    for line in segment.lines:
+        text = line.text
+        if "conda" not in text:
+            continue
+        m = _CONDA.search(text)
+        if not m:
+            continue
+        channels, specs = _conda_words(m.group(2))
+        names = {re.split(r"[=<>!\[]", spec, maxsplit=1)[0].lower() for spec in specs}
+        if names & {"pytorch-cpu", "cpuonly"}:
+            yield observe("torch.cuda_compiled", False, segment, line, "conda command")
+            continue
+        pinned = any(_CUDA_PIN.search(spec) for spec in specs)
+        creates = m.group(1) == "create" or bool(names & _TORCH_SPECS)
+        if creates and channels and set(channels) == {"conda-forge"} and not pinned:
+            yield observe(CONDA_FORGE, " ".join(text.split())[:200], segment, line, "conda command")
+
+
+def conda_forge_cpu(facts: Facts, observations: List[Observation]) -> Facts:
+    """torch from an environment conda-forge solved with no CUDA pin, which torch itself says cannot use CUDA
+    and nothing else explains: the solve picked the CPU build (marked inferred)."""
+    said = _last(observations, CONDA_FORGE)
+    torch = facts.torch
+    if (said is None or torch.is_available is not False or torch.cuda_compiled is not None or torch.cuda
+            or "+" in (torch.version or "") or torch.init_error or torch.import_error or torch.hip
+            or facts.platform.system == "Darwin"):
+        return facts
+    note = ("inferred.torch.cuda_compiled", f"line {said.line}: the environment was solved from conda-forge alone "
+            "with no CUDA pin (pytorch-gpu, cuda-version), and torch reports CUDA unavailable: the CPU build")
+    return dataclasses.replace(facts, torch=dataclasses.replace(torch, cuda_compiled=False),
+                               inferred=tuple(facts.inferred) + ("torch.cuda_compiled",), extra=facts.extra + (note,))

@@ -1,0 +1,67 @@
+"""What the words of an issue say about the machine: GPU names and counts in sentences, launcher flags and shell
+assignments that set CUDA_VISIBLE_DEVICES."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from gpudoctor.compat import gpu_info
+from gpudoctor.parsers.paste.observe import Observation, observe
+from gpudoctor.parsers.paste.segments import Segment
+
+# a product name as people write it: "GTX 980 Ti", "RTX 5060 TI", "GeForce RTX 3090", "Tesla V100", "A100", "H100s"
+_NAME = re.compile(
+    r"(?<![\w/.-])((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX)\s*-?\d{3,4}(?:\s*(?:Ti|TI|ti|SUPER|Super))?"
+    r"|(?:NVIDIA\s+|Tesla\s+)?(?:[AHBLV]100|H200|B200|A10G?|A30|A40|L4|L40S?|T4|P4|P40|P100|K80|RTX A\d000)"
+    r"|(?:NVIDIA\s+)?(?:GeForce\s+)?(?:GT|MX)\s*\d{3,4}|(?:NVIDIA\s+)?TITAN\s+(?:RTX|V|Xp|X)|Quadro\s+[KMPT]?\d{3,4})"
+    r"(?=s?\b)(?![\w.-]*\.(?:so|dll|py)\b)"
+)
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+                 **{str(n): n for n in range(2, 17)}}
+# "I have 3 GPUs", "a server with two A100s", "my machine has 4 NVIDIA GPUs"
+_COUNT = re.compile(r"\b(?:I have|I've got|we have|with|has|have got)\s+(\d{1,2}|two|three|four|five|six|seven|eight)"
+                    r"\s+(?:NVIDIA\s+|Nvidia\s+|nvidia\s+)?(?:GPUs|gpus|graphics cards|cards)\b")
+# launcher flags that set CUDA_VISIBLE_DEVICES before torch starts: ComfyUI's --cuda-device, Fooocus' --gpu-device-id
+# and accelerate launch's --gpu_ids
+_FLAG = re.compile(r"(?<![\w-])(--cuda-device|--gpu-device-id|--gpu_ids)(?:=|\s+)['\"]?(\d{1,2}(?:,\d{1,2})*)\b")
+# assignments the POSIX pattern in tools misses: cmd's `set "X=0"`, PowerShell's `$env:X = "0"`, Python's
+# `os.environ["X"] = "0"`, csh's `setenv X 0`
+_ASSIGN = re.compile(
+    r"(?:\bset\s+\"CUDA_VISIBLE_DEVICES=([\w,-]*)\""
+    r"|\$env:CUDA_VISIBLE_DEVICES\s*=\s*['\"]([\w,-]*)['\"]"
+    r"|os\.environ\[['\"]CUDA_VISIBLE_DEVICES['\"]\]\s*=\s*['\"]([\w,-]*)['\"]"
+    r"|\bsetenv\s+CUDA_VISIBLE_DEVICES\s+([\w,-]+))", re.I)
+_COMMAND = re.compile(r"^\s*(?:\$\s*)?(?:pip3?|uv|conda|mamba|apt|git|wget|curl)\b")
+
+
+def gpu_mentions(segment: Segment) -> Iterator[Observation]:
+    """NVIDIA product names in sentences; merge uses them only when nothing more direct names a GPU."""
+    for line in segment.lines:
+        text = line.text
+        if not (re.search(r"\d", text) or "TITAN" in text) or _COMMAND.match(text):
+            continue
+        for m in _NAME.finditer(text):
+            name = " ".join(m.group(1).split())
+            if gpu_info(name) is not None:
+                yield observe("gpus.mentioned", name, segment, line, "prose")
+        if "GPU" in text or "gpu" in text or "card" in text:
+            counted = _COUNT.search(text)
+            if counted and counted.group(1) in _NUMBER_WORDS:
+                yield observe("driver.gpu_count", _NUMBER_WORDS[counted.group(1)], segment, line, "prose")
+
+
+def visible_devices(segment: Segment) -> Iterator[Observation]:
+    """CUDA_VISIBLE_DEVICES as a launcher flag or a Windows, Python or csh assignment sets it."""
+    for line in segment.lines:
+        text = line.text
+        if "-device" in text or "--gpu_ids" in text:
+            m = _FLAG.search(text)
+            if m:
+                yield observe("env.CUDA_VISIBLE_DEVICES", m.group(2), segment, line, "launcher flag")
+                yield observe("env_flag", f"{m.group(1)} {m.group(2)}", segment, line, "launcher flag")
+        if "CUDA_VISIBLE_DEVICES" in text:
+            m = _ASSIGN.search(text)
+            if m:
+                value = next(group for group in m.groups() if group is not None)
+                yield observe("env.CUDA_VISIBLE_DEVICES", value, segment, line, "command line")
