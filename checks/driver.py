@@ -6,6 +6,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from gpudoctor import compat
 from gpudoctor.checks.support import install as _fix
+from gpudoctor.checks.support.vendors import amd_gpu
 from gpudoctor.checks.support.driver_advice import insufficient, no_upgrade_helps, upgrade_text
 from gpudoctor.facts import Facts, NvmlError
 from gpudoctor.facts.derive import cuda_of_found_version, derived
@@ -183,6 +184,17 @@ def _no_driver(facts: Facts, seen: str) -> Iterator[Finding]:
     if not cuda_build:
         what = f"torch {torch.version} is not a CUDA build" if torch.version else "torch is not a CUDA build"
         raise skip(f"no NVIDIA driver or GPU on this machine ({seen}) and {what}")
+    amd = amd_gpu(facts)
+    if amd:
+        yield Finding(
+            code="driver.not-loaded",
+            severity=Severity.INFO,
+            summary=f"no NVIDIA driver ({seen}), and none is needed: this machine shows an AMD GPU ({', '.join(amd[:3])})",
+            detail="\n".join(part for part in (detail, "A CUDA build of torch looks for an NVIDIA driver; an AMD GPU "
+                                                "needs a ROCm build of torch instead (torch.cuda-build-on-amd).") if part),
+            evidence=("torch.init_error", "extra"),
+        )
+        return
     fix = _load_fix(facts, installed=False)
     if not facts.platform.container and not facts.platform.wsl and (facts.platform.system or "").lower() == "linux":
         fix = Fix("See whether the machine has an NVIDIA GPU; if it does, " + fix.text[0].lower() + fix.text[1:],

@@ -15,7 +15,7 @@ from gpudoctor.facts import Facts, Meta, Source
 from gpudoctor.parsers.collect_env.infer import infer
 from gpudoctor.parsers.collect_env.text import FIELDS
 from gpudoctor.parsers.collect_env.warnings import scan
-from gpudoctor.parsers.paste import keyvalue, logs, packages, signatures, tools
+from gpudoctor.parsers.paste import keyvalue, logs, packages, signatures, tools, vendors
 from gpudoctor.parsers.paste.merge import Conflict, merge
 from gpudoctor.parsers.paste.observe import QUOTE_CHARS, Observation, Parser, observe, printable, run_all
 from gpudoctor.parsers.paste.segments import MAX_LINE, Body, Segment, split
@@ -40,7 +40,10 @@ PARSERS: Tuple[Parser, ...] = (
     keyvalue.key_values,
     keyvalue.one_liners,
     logs.launcher_versions,
+    vendors.amd_gpu,
 )
+# What a paste says in passing about the machine: context for the facts, not enough to call the paste recognised.
+CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index"})
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ class Paste:
 
     @property
     def recognised(self) -> bool:
-        return bool(self.observations)
+        return any(obs.path not in CONTEXT_PATHS for obs in self.observations)
 
     @property
     def formats(self) -> Tuple[str, ...]:

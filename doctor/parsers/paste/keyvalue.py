@@ -24,7 +24,9 @@ _KERNEL_PACKAGE = re.compile(r"^(vllm|sglang|sgl[_-]kernel|flashinfer(?:[_-]pyth
 _COMFY_NAME = re.compile(r"^cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
 _DRIVER_IN_VALUE = re.compile(r"\bdriver(?: version)?\s*[:=]?\s*v?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b")
 _DISTRO = re.compile(r"\b(?:ubuntu|debian|centos|fedora|rhel|red hat|rocky|alma|arch|manjaro|opensuse|suse|"
-                     r"pop!?_os|mint|linux|macos|mac os|windows)\b")
+                     r"pop!?_os|mint|linux|macos|mac os|mac|os ?x|windows)\b")
+_MAC = re.compile(r"\b(?:mac ?os|mac|os ?x|darwin|macbook|sonoma|ventura|monterey|big sur|sequoia)\b")
+_PROSE_PYTHON = re.compile(r"\bpython\s*v?(\d\.\d{1,2}(?:\.\d{1,2})?)\b")
 _MEMORY_SUFFIX = re.compile(r"\s*[(\[]\s*\d+\s*(?:[gm]i?b|gb)\b[^)\]]*[)\]]\s*$", re.I)
 _UUID = re.compile(r"\s*\(UUID:[^)]*\)")
 _SPACES = re.compile(r"\s+")
@@ -82,6 +84,10 @@ _KEYS: Dict[str, str] = {
     "use_cpu": "framework.cpu",
     "use cpu": "framework.cpu",
     "nvcc version": "toolkit.nvcc_version",
+    "environment": "platform.prose",
+    "system": "platform.prose",
+    "setup": "platform.prose",
+    "system info": "platform.prose",
 }
 
 
@@ -91,7 +97,7 @@ def _key(raw: str) -> str:
 
 def _platform(value: str, segment: Segment, line: Line) -> Iterator[Observation]:
     low = value.lower()
-    system = "Linux" if "linux" in low else "Windows" if "windows" in low else "Darwin" if "macos" in low or "darwin" in low else None
+    system = "Linux" if "linux" in low else "Windows" if "windows" in low else "Darwin" if _MAC.search(low) else None
     if system:
         yield observe("platform.system", system, segment, line, "env report")
     if "microsoft-standard" in low or "wsl2" in low:
@@ -118,12 +124,21 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
     elif path == "framework.cpu":
         if low.split()[0] == "true":
             yield observe("framework_cpu", f"{value.strip()} (accelerate config use_cpu)", segment, line, "env report")
+    elif path == "platform.prose":  # "Environment: Python 3.7 in a conda env on Ubuntu 20.04"
+        m = _PROSE_PYTHON.search(low)
+        if m:
+            yield observe("platform.python_version", m.group(1), segment, line, "env report")
+        os_word = _DISTRO.search(low)
+        if os_word and os_word.group() != "arch":
+            yield from _platform(value if _MAC.search(low) else f"{value} linux" if "windows" not in low else value,
+                                 segment, line)
     elif path == "platform.os":
-        system = {"nt": "Windows", "windows": "Windows", "darwin": "Darwin", "linux": "Linux"}.get(low.split()[0])
+        system = {"nt": "Windows", "windows": "Windows", "darwin": "Darwin", "linux": "Linux", "mac": "Darwin",
+                  "osx": "Darwin"}.get(low.split()[0])
         if system:
             yield observe("platform.system", system, segment, line, "env report")
         elif _DISTRO.search(low):  # "Ubuntu 22.04", "macOS 14.2"
-            yield from _platform(value if "mac" in low else f"{value} linux", segment, line)
+            yield from _platform(value if _MAC.search(low) else f"{value} linux", segment, line)
     elif path == "gpus.comfy":
         m = _COMFY_NAME.match(value)
         if m:
@@ -216,10 +231,10 @@ def one_liners(segment: Segment) -> Iterator[Observation]:
         paths = _exprs(text.split("#", 1)[0] if "#" in text else text)
         said = _COMMENTED.search(text)
         if said and len([p for p in paths if p]) == 1:  # print(torch.cuda.is_available())  # Returns False
-            path = next(p for p in paths if p)
-            value = _typed(path, said.group(1))
+            printed = next(p for p in paths if p)
+            value = _typed(printed, said.group(1))
             if value is not None:
-                yield observe(path, value, segment, line, "python comment")
+                yield observe(printed, value, segment, line, "python comment")
                 continue
         if not any(paths) or i + 1 >= len(lines):
             continue
