@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterator, Optional, Tuple
 
-from gpudoctor.checks.support.paste_causes import CAUSES, REINSTALL, SHARED_CAUSE
+from gpudoctor.checks.support.paste_causes import CAUSES, ON_AMD, REINSTALL, SHARED_CAUSE
 from gpudoctor.checks.support.paste_layers import kernel_layer, torch_serves_every_gpu
 from gpudoctor.checks.support.vendors import amd_gpu
 from gpudoctor.checks.torch_builds import non_rocm_on_amd
@@ -67,11 +67,11 @@ def quoted(facts: Facts, code: str) -> Optional[str]:
 @check("paste.errors", "Error messages in the pasted report")
 def errors(facts: Facts) -> Iterator[Finding]:
     found = extras(facts, "paste.signature")
-    amd = non_rocm_on_amd(facts)  # a torch without ROCm on an AMD GPU: the ROCm build is the fix
-    if not found and not _cpu_only(facts) and amd is None and not extras(facts, "paste.ldd.not_found"):
+    without_rocm = non_rocm_on_amd(facts)  # a torch without ROCm on an AMD GPU: the ROCm build is the fix
+    if not found and not _cpu_only(facts) and without_rocm is None and not extras(facts, "paste.ldd.not_found"):
         raise skip("no known error message in the input")
-    if amd is not None:
-        yield amd
+    if without_rocm is not None:
+        yield without_rocm
     yield from _cpu_build(facts, found)
     missing = extras(facts, "paste.ldd.not_found")
     if missing and not found:
@@ -85,8 +85,9 @@ def errors(facts: Facts) -> Iterator[Finding]:
             evidence=("extra",),
         )
     mac_said = False
+    amd = bool(amd_gpu(facts))
     for code in found:
-        cause = CAUSES.get(code)
+        cause = (ON_AMD.get(code) if amd else None) or CAUSES.get(code)
         covered = COVERED.get(code)
         if cause is None or (covered is not None and covered(facts)):
             continue

@@ -179,3 +179,23 @@ def test_bitsandbytes_without_gpu_on_linux_keeps_its_own_message() -> None:
     _, _, problems = _diagnose(text)
     assert "paste.bitsandbytes-without-gpu" in _codes(problems)
     assert "paste.bitsandbytes-platform" not in _codes(problems)
+
+
+def test_cuda_unavailable_on_an_amd_gpu_asks_for_rocm_facts_not_nvidia_smi() -> None:
+    text = ("RX 6600 XT on Ubuntu.\n\n```\n$ python -c \"import torch; print(torch.cuda.is_available())\"\nFalse\n```\n")
+    _, report, problems = _diagnose(text)
+    assert _codes(problems) == ["paste.cuda-unavailable"]
+    finding = problems[0]
+    assert "AMD GPU" in finding.summary
+    assert "rocminfo" in _commands(finding) and "torch.version.hip" in _commands(finding)
+    assert "nvidia-smi" not in _commands(finding)
+
+
+def test_cuda_unavailable_with_a_cuda_torch_on_an_amd_gpu_is_one_cause() -> None:
+    text = ("Radeon RX 7800 XT.\n\n```\n$ python -c \"import torch; print(torch.__version__, torch.cuda.is_available())\"\n"
+            "2.4.1+cu121 False\n```\n")
+    _, report, problems = _diagnose(text)
+    assert {"torch.cuda-build-on-amd", "paste.cuda-unavailable"} <= set(_codes(problems))
+    result = answer(report)
+    assert result.lead is not None and result.lead.code == "torch.cuda-build-on-amd"
+    assert [f.code for f in result.same_cause] == ["paste.cuda-unavailable"] and not result.others
