@@ -48,6 +48,15 @@ def _rocm_set(facts: Facts, version: str) -> Tuple[str, Optional[str], compat.Re
     return rocm, pk.release_set(facts, target, rocm, force_reinstall=True), known
 
 
+def _rocm_fix(facts: Facts, text: str, command: Optional[str]) -> Fix:
+    """``text`` and ``command`` on Linux; on Windows, where download.pytorch.org has no ROCm builds, WSL 2."""
+    if facts.platform.system == "Windows":
+        return Fix("The ROCm builds of torch on download.pytorch.org are for Linux: run torch in WSL 2 (Ubuntu) with "
+                   "AMD's ROCm for WSL, on a GPU it supports, and install the ROCm build there.",
+                   ("wsl --install -d Ubuntu-24.04",))
+    return Fix(text, (command,) if command else ())
+
+
 @check("torch.cuda-build-on-amd", "CUDA build of torch on an AMD machine")
 def cuda_on_amd(facts: Facts) -> Iterator[Finding]:
     t = facts.torch
@@ -70,8 +79,8 @@ def cuda_on_amd(facts: Facts) -> Iterator[Finding]:
         f"Observed: {quoted}no NVIDIA GPU or driver; " + ", ".join(hints) + ". Required: a ROCm build of torch for "
         "AMD GPUs (Linux; the GPU must be one ROCm supports). A CUDA build looks for an NVIDIA driver and finds "
         "none: no NVIDIA driver is missing here.",
-        Fix(f"Install the ROCm build ({rocm}) in this environment (in a container: use the image's ROCm variant "
-            "and pass /dev/kfd and /dev/dri).", (command,) if command else ()),
+        _rocm_fix(facts, f"Install the ROCm build ({rocm}) in this environment (in a container: use the image's ROCm "
+                  "variant and pass /dev/kfd and /dev/dri).", command),
         INSTALL_LINKS + (vendors.ROCM_INSTALL_LINK,),
         ("torch.version", "torch.init_error", "driver.kernel_modules", "env.variables", "amd_gpu"),
     )
@@ -120,8 +129,7 @@ def non_rocm_on_amd(facts: Facts) -> Optional[Finding]:
         f"{reason}: it cannot use this machine's AMD GPU (seen as: {', '.join(hints[:3])})",
         f"Observed: {reason}; torch.cuda.is_available() is {t.is_available}; " + ", ".join(hints)
         + ". Required: a ROCm build of torch (torch.version.hip set), on Linux with a GPU that ROCm supports.",
-        Fix(f"Install the ROCm build of torch ({rocm}){needs}; CUDA builds do not drive AMD GPUs.",
-            (command,) if command else ()),
+        _rocm_fix(facts, f"Install the ROCm build of torch ({rocm}){needs}; CUDA builds do not drive AMD GPUs.", command),
         INSTALL_LINKS + (vendors.ROCM_INSTALL_LINK,),
         ("torch.version", "torch.cuda_compiled", "torch.is_available", "platform.python_version", "amd_gpu",
          "rocm_index"),

@@ -199,3 +199,20 @@ def test_cuda_unavailable_with_a_cuda_torch_on_an_amd_gpu_is_one_cause() -> None
     result = answer(report)
     assert result.lead is not None and result.lead.code == "torch.cuda-build-on-amd"
     assert [f.code for f in result.same_cause] == ["paste.cuda-unavailable"] and not result.others
+
+
+def test_a_radeon_in_an_intel_mac_is_the_macs_gpu_not_a_rocm_target() -> None:
+    text = ("MacBook Pro 16 (2019), AMD Radeon Pro 5500M.\n\nAssertionError: Torch not compiled with CUDA enabled\n")
+    facts, report, problems = _diagnose(text)
+    assert facts.platform.system == "Darwin"
+    assert _lead(report) == "paste.macos-no-cuda"
+    assert not any("rocm" in _commands(f) for f in problems)
+
+
+def test_a_cuda_torch_on_a_windows_amd_machine_is_pointed_at_wsl_not_a_linux_wheel() -> None:
+    text = ("Windows 11, Radeon RX 7900 XT.\n\n```\nC:\\Users\\ana\\venv\\Lib\\site-packages\\torch\\cuda\\__init__.py\n"
+            + NO_DRIVER + "\n```\n")
+    facts, _, problems = _diagnose(text)
+    assert facts.platform.system == "Windows"
+    finding = next(f for f in problems if f.code == "torch.cuda-build-on-amd")
+    assert finding.fix is not None and "WSL 2" in finding.fix.text and "download.pytorch.org/whl" not in _commands(finding)

@@ -16,10 +16,10 @@ def _notes(facts: Facts, key: str) -> Tuple[str, ...]:
 
 
 def amd_gpu(facts: Facts) -> Tuple[str, ...]:
-    """What shows an AMD GPU on this machine, one entry per kind of evidence; empty when nothing does, or when
-    the paste also names an NVIDIA GPU (a machine with both is not an AMD-only one)."""
-    if _notes(facts, "paste.nvidia_named"):
-        return ()
+    """What shows an AMD GPU on this machine, one entry per kind of evidence; empty when nothing does, when the
+    paste also names an NVIDIA GPU (a machine with both is not an AMD-only one), or on macOS."""
+    if _notes(facts, "paste.nvidia_named") or facts.platform.system == "Darwin":
+        return ()  # a Mac's Radeon works through MPS, not ROCm: platform.macos speaks of it
     hints = [f"kernel module {m}" for m in facts.driver.kernel_modules if m == "amdgpu"]
     hints += [f"{n}={v}" for n in ROCM_VARIABLES if (v := facts.env.get(n))]
     hints += list(_notes(facts, "paste.amd_gpu"))
