@@ -216,3 +216,11 @@ def test_a_cuda_torch_on_a_windows_amd_machine_is_pointed_at_wsl_not_a_linux_whe
     assert facts.platform.system == "Windows"
     finding = next(f for f in problems if f.code == "torch.cuda-build-on-amd")
     assert finding.fix is not None and "WSL 2" in finding.fix.text and "download.pytorch.org/whl" not in _commands(finding)
+
+
+def test_lspci_rocm_variables_and_plain_words_are_amd_evidence() -> None:
+    for said in ("03:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 21",
+                 "HSA_OVERRIDE_GFX_VERSION=10.3.0 python main.py", "I have an AMD Radeon card",
+                 "my Radeon GPU is idle"):
+        facts = load_facts(f"{said}\n\n```\n{NO_DRIVER}\n```\n", "p.txt")
+        assert any(k == "paste.amd_gpu" for k, _ in facts.extra), said

@@ -18,9 +18,11 @@ _AMDGCN = re.compile(r"\bamdgcn-amd-amdhsa\b")
 _RADEON = re.compile(r"\bRadeon(?:\(TM\))?\s+(?:RX|Pro|PRO|VII|Vega|\d{3,4}M?)\b(?:[ -]?\w{1,5}){0,2}")
 _RX = re.compile(r"\bRX ?[4-9]\d{2,3}(?: ?XTX?| ?GRE| ?XT)?\b")
 _INSTINCT = re.compile(r"\b(?:AMD )?Instinct(?:\(TM\))? ?MI\d{2,3}\w*\b|\bMI(?:50|60|100|210|250X?|300[AX]|325X|355X)\b")
-_AMD_WORDS = re.compile(r"\bAMD (?:GPUs?|graphics(?: cards?)?|cards?|APUs?|video cards?)\b|\bAPU\b.{0,20}\bAMD\b", re.I)
+_AMD_WORDS = re.compile(r"\bAMD (?:Radeon )?(?:GPUs?|graphics(?: cards?)?|cards?|APUs?|video cards?)\b|\bAPU\b.{0,20}\bAMD\b|"
+                        r"\bRadeon (?:GPUs?|cards?|graphics cards?)\b|\[AMD/ATI\]|\bNavi ?[1-4]\d\b", re.I)
 _KFD = re.compile(r"/dev/kfd\b")
-_ROCM_TOOL = re.compile(r"\brocminfo\b|\brocm-smi\b|\bamd-smi\b|\bHSA Agents\b|\bROCk module\b")
+_ROCM_TOOL = re.compile(r"\brocminfo\b|\brocm-smi\b|\bamd-smi\b|\bHSA Agents\b|\bROCk module\b|"
+                        r"\b(?:HSA_OVERRIDE_GFX_VERSION|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES)=")
 _CPU_LINE = re.compile(r"\b(?:Ryzen|EPYC|Athlon|Threadripper|Model name|Processor|CPU)\b", re.I)
 _ROCM_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/|test/)?(rocm\d+(?:\.\d+){1,2})\b")
 _NVIDIA_NAME = re.compile(r"\b(?:GeForce|RTX ?\d{4}|GTX ?\d{3,4}|Quadro|Tesla|NVIDIA [AHLTV]\d{1,3})\b")
@@ -42,7 +44,7 @@ def _evidence(text: str) -> Iterator[str]:
         m = _INSTINCT.search(text)
         if m:
             yield m.group()
-    if "AMD" in text or "amd" in text.lower():
+    if "AMD" in text or "Radeon" in text or "Navi" in text or "amd" in text.lower():
         m = _AMD_WORDS.search(text)
         if m:
             yield m.group()
