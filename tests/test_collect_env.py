@@ -444,7 +444,7 @@ CODES: Dict[str, FrozenSet[str]] = {
     "torch14-cu101-pip": frozenset(),
     "torch19-cu102-conda-rtx3090": frozenset({"gpu.arch-too-new"}),
     "torch20-docker-could-not-collect": frozenset(),
-    "torch21-driver-too-old": frozenset({"driver.too-old-for-torch", "toolkit.mismatch"}),
+    "torch21-driver-too-old": frozenset({"driver.too-old-for-torch", "torch.cuda-unavailable", "toolkit.mismatch"}),
     "torch213-found-gpu-cc-v100": frozenset({"gpu.arch-too-old"}),
     "torch26-rtx5090-sm120": frozenset({"gpu.arch-too-new"}),
     "torch27-cu128-healthy": frozenset(),

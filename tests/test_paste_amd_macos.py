@@ -224,3 +224,9 @@ def test_lspci_rocm_variables_and_plain_words_are_amd_evidence() -> None:
                  "my Radeon GPU is idle"):
         facts = load_facts(f"{said}\n\n```\n{NO_DRIVER}\n```\n", "p.txt")
         assert any(k == "paste.amd_gpu" for k, _ in facts.extra), said
+
+
+def test_a_macos_version_key_says_macos() -> None:
+    for said in ("- macOS: 14.2.1", "macOS version: Sonoma 14.5"):
+        facts = load_facts(f"{said}\n\nAssertionError: Torch not compiled with CUDA enabled\n", "p.txt")
+        assert facts.platform.system == "Darwin", said

@@ -84,6 +84,9 @@ _KEYS: Dict[str, str] = {
     "use_cpu": "framework.cpu",
     "use cpu": "framework.cpu",
     "nvcc version": "toolkit.nvcc_version",
+    "macos": "platform.mac",
+    "macos version": "platform.mac",
+    "mac os version": "platform.mac",
     "environment": "platform.prose",
     "system": "platform.prose",
     "setup": "platform.prose",
@@ -124,6 +127,9 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
     elif path == "framework.cpu":
         if low.split()[0] == "true":
             yield observe("framework_cpu", f"{value.strip()} (accelerate config use_cpu)", segment, line, "env report")
+    elif path == "platform.mac":  # "macOS: 14.2.1", "macOS version: Sonoma"
+        if re.match(r"\d{2}(?:\.\d+)*\b", low) or _MAC.search(low):
+            yield observe("platform.system", "Darwin", segment, line, "env report")
     elif path == "platform.prose":  # "Environment: Python 3.7 in a conda env on Ubuntu 20.04"
         m = _PROSE_PYTHON.search(low)
         if m:
