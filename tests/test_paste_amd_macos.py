@@ -143,6 +143,9 @@ def test_os_mac_with_a_version_is_macos() -> None:
     assert _lead(report) == "paste.macos-no-cuda"
     assert not any("/whl/cu" in _commands(f) for f in problems)
     assert "nvidia-smi" not in [command for command, _ in answer(report).next_steps]  # a Mac has none
+    evidence = answer(report).evidence
+    assert any("OS: mac 14.1" in line for line in evidence)
+    assert any("Torch not compiled with CUDA enabled" in line for line in evidence)
 
 
 def test_apple_silicon_and_wheel_tags_say_macos() -> None:

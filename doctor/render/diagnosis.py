@@ -47,6 +47,8 @@ _SIGNATURE_LINES = {  # a paste.* finding -> the other pasted facts that bear on
     "error-804": ("driver.version", "driver.cuda_version", "platform.container"),
     "docker-no-gpu-driver": ("platform.container", "driver.version"),
     "bitsandbytes-platform": ("signature.bitsandbytes-without-gpu", "platform.system", "packages.bitsandbytes"),
+    "macos-no-cuda": ("signature.not-compiled-with-cuda", "signature.cuda-unavailable", "signature.no-driver",
+                      "signature.xformers-mismatch", "platform.system"),
 }
 _NOTE_LINES = ("amd_gpu", "rocm_index")  # paste notes kept one per value: every line of one is evidence
 

@@ -49,7 +49,7 @@ def _evidence(text: str) -> Iterator[str]:
         if m:
             yield m.group()
     if "/dev/kfd" in text and _KFD.search(text):
-        yield "/dev/kfd (the ROCm device node)"
+        yield "the /dev/kfd device node"
     m = _ROCM_TOOL.search(text)
     if m:
         yield m.group()
