@@ -61,10 +61,11 @@ def _rocm_fix(facts: Facts, text: str, command: Optional[str]) -> Fix:
 def cuda_on_amd(facts: Facts) -> Iterator[Finding]:
     t = facts.torch
     said = _NO_DRIVER_TEXT in (t.init_error or "").lower()
-    if not said:  # torch that says it has no NVIDIA driver is installed and a CUDA build
-        pk.require_torch(facts)
     version = pk.torch_version(facts) or ""
-    if not (t.cuda or re.search(r"\+cu\d", version) or said) or t.hip or nvidia_present(facts):
+    asked = _failing_from_index(facts, version, "cu")
+    if not said and not asked:  # torch that says it has no NVIDIA driver is installed and a CUDA build
+        pk.require_torch(facts)
+    if not (t.cuda or re.search(r"\+cu\d", version) or said or asked) or t.hip or nvidia_present(facts):
         return
     hints = vendors.amd_gpu(facts)
     if not hints:
@@ -73,6 +74,7 @@ def cuda_on_amd(facts: Facts) -> Iterator[Finding]:
     label = f"torch {version}" if version else "torch"
     message = (t.init_error or "").strip().splitlines()[-1:] if said else []
     quoted = f'torch says "{message[0].split(". ")[0][:120]}"; ' if message else ""
+    quoted += f"torch was installed from the {asked} index and CUDA is unavailable; " if asked and not message else ""
     yield Finding(
         "torch.cuda-build-on-amd", Severity.WARNING,
         f"{label} is a CUDA build, but this machine shows an AMD GPU ({', '.join(hints[:3])}) and no NVIDIA GPU",
@@ -82,8 +84,17 @@ def cuda_on_amd(facts: Facts) -> Iterator[Finding]:
         _rocm_fix(facts, f"Install the ROCm build ({rocm}) in this environment (in a container: use the image's ROCm "
                   "variant and pass /dev/kfd and /dev/dri).", command),
         INSTALL_LINKS + (vendors.ROCM_INSTALL_LINK,),
-        ("torch.version", "torch.init_error", "driver.kernel_modules", "env.variables", "amd_gpu"),
+        ("torch.version", "torch.init_error", "torch.is_available", "driver.kernel_modules", "env.variables",
+         "amd_gpu", "torch_index"),
     )
+
+
+def _failing_from_index(facts: Facts, version: str, prefix: str) -> Optional[str]:
+    """The download.pytorch.org variant ("cu121", "cpu") a pasted install command took torch from, when it starts
+    with ``prefix``, no installed version says otherwise and torch reports CUDA unavailable."""
+    if version or facts.torch.is_available is not False:
+        return None
+    return next((v for v in vendors.torch_indexes(facts) if v.startswith(prefix)), None)
 
 
 def _cpu_reason(facts: Facts, version: str) -> Optional[str]:
@@ -92,6 +103,8 @@ def _cpu_reason(facts: Facts, version: str) -> Optional[str]:
     t = facts.torch
     if t.cuda_compiled is False or version.endswith("+cpu"):
         return f"{'torch ' + version if version else 'torch'} is a CPU-only build"
+    if _failing_from_index(facts, version, "cpu"):
+        return "torch was installed from the CPU-only index (download.pytorch.org/whl/cpu)"
     variant = vendors.rocm_index(facts)
     python = facts.platform.python_version
     if t.is_available is not False or not variant or not python:
@@ -132,7 +145,7 @@ def non_rocm_on_amd(facts: Facts) -> Optional[Finding]:
         _rocm_fix(facts, f"Install the ROCm build of torch ({rocm}){needs}; CUDA builds do not drive AMD GPUs.", command),
         INSTALL_LINKS + (vendors.ROCM_INSTALL_LINK,),
         ("torch.version", "torch.cuda_compiled", "torch.is_available", "platform.python_version", "amd_gpu",
-         "rocm_index"),
+         "rocm_index", "torch_index"),
     )
 
 

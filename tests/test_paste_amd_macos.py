@@ -233,3 +233,14 @@ def test_a_macos_version_key_says_macos() -> None:
     for said in ("- macOS: 14.2.1", "macOS version: Sonoma 14.5"):
         facts = load_facts(f"{said}\n\nAssertionError: Torch not compiled with CUDA enabled\n", "p.txt")
         assert facts.platform.system == "Darwin", said
+
+
+def test_a_cuda_or_cpu_index_install_on_an_amd_gpu_with_cuda_unavailable_names_the_build() -> None:
+    for index, code in (("cu121", "torch.cuda-build-on-amd"), ("cpu", "paste.cpu-build")):
+        text = (f"Radeon RX 6950 XT, Ubuntu 22.04.\n\n```\npip install torch --index-url "
+                f"https://download.pytorch.org/whl/{index}\n$ python -c \"import torch; print(torch.cuda.is_available())\"\n"
+                "False\n```\n")
+        _, report, problems = _diagnose(text)
+        assert _lead(report) == code, index
+        finding = next(f for f in problems if f.code == code)
+        assert "rocm" in _commands(finding) and "/whl/cu" not in _commands(finding), index

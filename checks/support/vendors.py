@@ -31,6 +31,11 @@ def rocm_index(facts: Facts) -> Optional[str]:
     return next(iter(_notes(facts, "paste.rocm_index")), None)
 
 
+def torch_indexes(facts: Facts) -> Tuple[str, ...]:
+    """The CUDA and CPU variants of the download.pytorch.org indexes pasted install commands name ("cu121", "cpu")."""
+    return _notes(facts, "paste.torch_index")
+
+
 def rocm_releases(variant: str) -> Tuple[compat.Release, ...]:
     """The torch releases built for ``variant``'s ROCm major.minor ("rocm5.4.3" -> torch 2.0's rocm5.4.2),
     newest first; empty when the data names none."""

@@ -50,7 +50,7 @@ _SIGNATURE_LINES = {  # a paste.* finding -> the other pasted facts that bear on
     "macos-no-cuda": ("signature.not-compiled-with-cuda", "signature.cuda-unavailable", "signature.no-driver",
                       "signature.xformers-mismatch", "platform.system"),
 }
-_NOTE_LINES = ("amd_gpu", "rocm_index")  # paste notes kept one per value: every line of one is evidence
+_NOTE_LINES = ("amd_gpu", "rocm_index", "torch_index")  # paste notes kept one per value: every line of one is evidence
 
 
 class Confidence(enum.Enum):

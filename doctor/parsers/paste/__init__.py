@@ -43,7 +43,7 @@ PARSERS: Tuple[Parser, ...] = (
     vendors.amd_gpu,
 )
 # What a paste says in passing about the machine: context for the facts, not enough to call the paste recognised.
-CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index"})
+CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index"})
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """An AMD GPU as a paste shows it (gfx names, Radeon and Instinct models, rocminfo, /dev/kfd), and ROCm installs.
 
 The AMD GPU is recorded as ``paste.amd_gpu`` notes (the evidence, one per kind); a torch install from a
-download.pytorch.org ROCm index as ``paste.rocm_index`` (the variant, "rocm6.0"). A Ryzen processor's integrated
+download.pytorch.org index as ``paste.rocm_index`` (a ROCm variant, "rocm6.0") or ``paste.torch_index`` ("cu121", "cpu"). A Ryzen processor's integrated
 "Radeon Graphics" in a CPU model line is no evidence: such machines often drive an NVIDIA GPU.
 """
 
@@ -24,7 +24,7 @@ _KFD = re.compile(r"/dev/kfd\b")
 _ROCM_TOOL = re.compile(r"\brocminfo\b|\brocm-smi\b|\bamd-smi\b|\bHSA Agents\b|\bROCk module\b|"
                         r"\b(?:HSA_OVERRIDE_GFX_VERSION|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES)=")
 _CPU_LINE = re.compile(r"\b(?:Ryzen|EPYC|Athlon|Threadripper|Model name|Processor|CPU)\b", re.I)
-_ROCM_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/|test/)?(rocm\d+(?:\.\d+){1,2})\b")
+_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/|test/)?(rocm\d+(?:\.\d+){1,2}|cu\d{2,3}|cpu)\b")
 _NVIDIA_NAME = re.compile(r"\b(?:GeForce|RTX ?\d{4}|GTX ?\d{3,4}|Quadro|Tesla|NVIDIA [AHLTV]\d{1,3})\b")
 
 
@@ -56,7 +56,7 @@ def _evidence(text: str) -> Iterator[str]:
 
 
 def amd_gpu(segment: Segment) -> Iterator[Observation]:
-    """Each kind of AMD GPU evidence, each ROCm index a torch install names, and NVIDIA GPUs named in passing."""
+    """Each kind of AMD GPU evidence, each torch index an install names, and NVIDIA GPUs named in passing."""
     seen = set()
     for line in segment.lines:
         text = line.text
@@ -64,9 +64,10 @@ def amd_gpu(segment: Segment) -> Iterator[Observation]:
         m = _NVIDIA_NAME.search(text)
         if m:
             found.append(("nvidia_named", m.group(), "NVIDIA GPU"))
-        m = _ROCM_INDEX.search(text) if "rocm" in text else None
+        m = _INDEX.search(text) if "download.pytorch.org" in text else None
         if m:
-            found.append(("rocm_index", m.group(1), "pip install"))
+            variant = m.group(1)
+            found.append(("rocm_index" if variant.startswith("rocm") else "torch_index", variant, "pip install"))
         for path, value, fmt in found:
             if (path, value) not in seen:
                 seen.add((path, value))
