@@ -129,7 +129,7 @@ def non_rocm_on_amd(facts: Facts) -> Optional[Finding]:
     if reason is None:
         return None
     certain = t.cuda_compiled is False or version.endswith("+cpu")
-    rocm, command, release = _rocm_set(facts, version if version and not version.endswith("+cpu") else "")
+    rocm, command, release = _rocm_set(facts, version)
     python = facts.platform.python_version
     fits = release.supports_python(python) if python else None
     if fits is False:
@@ -140,7 +140,8 @@ def non_rocm_on_amd(facts: Facts) -> Optional[Finding]:
     return Finding(
         "paste.cpu-build", Severity.ERROR if certain else Severity.WARNING,
         f"{reason}: it cannot use this machine's AMD GPU (seen as: {', '.join(hints[:3])})",
-        f"Observed: {reason}; torch.cuda.is_available() is {t.is_available}; " + ", ".join(hints)
+        f"Observed: {reason}; "
+        + ("torch.cuda.is_available() is False; " if t.is_available is False else "") + ", ".join(hints)
         + ". Required: a ROCm build of torch (torch.version.hip set), on Linux with a GPU that ROCm supports.",
         _rocm_fix(facts, f"Install the ROCm build of torch ({rocm}){needs}; CUDA builds do not drive AMD GPUs.", command),
         INSTALL_LINKS + (vendors.ROCM_INSTALL_LINK,),

@@ -1,7 +1,8 @@
 """An AMD GPU as a paste shows it (gfx names, Radeon and Instinct models, rocminfo, /dev/kfd), and ROCm installs.
 
 The AMD GPU is recorded as ``paste.amd_gpu`` notes (the evidence, one per kind); a torch install from a
-download.pytorch.org index as ``paste.rocm_index`` (a ROCm variant, "rocm6.0") or ``paste.torch_index`` ("cu121", "cpu"). A Ryzen processor's integrated
+download.pytorch.org index as ``paste.rocm_index`` (a ROCm variant, "rocm6.0") or ``paste.torch_index``
+("cu121", "cpu"); an NVIDIA GPU named anywhere as ``paste.nvidia_named``. A Ryzen processor's integrated
 "Radeon Graphics" in a CPU model line is no evidence: such machines often drive an NVIDIA GPU.
 """
 
