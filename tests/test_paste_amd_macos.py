@@ -245,3 +245,14 @@ def test_a_cuda_or_cpu_index_install_on_an_amd_gpu_with_cuda_unavailable_names_t
         assert _lead(report) == code, index
         finding = next(f for f in problems if f.code == code)
         assert "rocm" in _commands(finding) and "/whl/cu" not in _commands(finding), index
+
+
+def test_nvidia_smi_failing_on_an_amd_machine_is_expected_not_a_driver_to_load() -> None:
+    text = ("Radeon RX 7900 XTX on Ubuntu 22.04.\n\n```\n$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't "
+            "communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n"
+            "$ python -c \"import torch; print(torch.__version__, torch.cuda.is_available())\"\n2.4.1+cu121 False\n```\n")
+    _, report, problems = _diagnose(text)
+    assert _lead(report) == "torch.cuda-build-on-amd"
+    assert "driver.not-loaded" not in _codes(problems)
+    note = next(f for f in report.findings() if f.code == "driver.not-loaded")
+    assert note.severity is Severity.INFO and "none is needed" in note.summary
