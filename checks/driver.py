@@ -6,6 +6,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from gpudoctor import compat
 from gpudoctor.checks.support import install as _fix
+from gpudoctor.checks.support.vendors import amd_gpu
 from gpudoctor.checks.support.driver_advice import insufficient, no_upgrade_helps, upgrade_text
 from gpudoctor.facts import Facts, NvmlError
 from gpudoctor.facts.derive import cuda_of_found_version, derived
@@ -140,6 +141,22 @@ def _load_fix(facts: Facts, installed: bool) -> Fix:
     return Fix(text, commands)
 
 
+def _on_amd(facts: Facts, seen: str, detail: str) -> Optional[Finding]:
+    """No NVIDIA driver on a machine that shows an AMD GPU and no NVIDIA one: expected, and no fault of its own."""
+    amd = amd_gpu(facts)
+    if not amd or _gpu_expected(facts):
+        return None
+    return Finding(
+        code="driver.not-loaded",
+        severity=Severity.INFO,
+        summary=f"{seen}, and none is needed: this machine shows an AMD GPU ({', '.join(amd[:3])})",
+        detail="\n".join(part for part in (detail, "CUDA builds of torch and nvidia-smi look for an NVIDIA driver; an "
+                                            "AMD GPU needs a ROCm build of torch instead (torch.cuda-build-on-amd).")
+                         if part),
+        evidence=("torch.init_error", "driver.nvml_error", "amd_gpu"),
+    )
+
+
 def _not_loaded(facts: Facts) -> Optional[Finding]:
     d = facts.driver
     texts = _texts(facts).lower()
@@ -150,6 +167,9 @@ def _not_loaded(facts: Facts) -> Optional[Finding]:
     if not installed_not_loaded and not torch_says:
         return None
     said = d.nvml_error_text or d.smi_error_text or facts.torch.init_error or ""
+    amd = _on_amd(facts, "the NVIDIA driver does not answer", said.strip())
+    if amd is not None:
+        return amd
     return Finding(
         code="driver.not-loaded",
         severity=Severity.ERROR,
@@ -183,6 +203,10 @@ def _no_driver(facts: Facts, seen: str) -> Iterator[Finding]:
     if not cuda_build:
         what = f"torch {torch.version} is not a CUDA build" if torch.version else "torch is not a CUDA build"
         raise skip(f"no NVIDIA driver or GPU on this machine ({seen}) and {what}")
+    amd = _on_amd(facts, f"no NVIDIA driver ({seen})", detail)
+    if amd is not None:
+        yield amd
+        return
     fix = _load_fix(facts, installed=False)
     if not facts.platform.container and not facts.platform.wsl and (facts.platform.system or "").lower() == "linux":
         fix = Fix("See whether the machine has an NVIDIA GPU; if it does, " + fix.text[0].lower() + fix.text[1:],

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterator, Optional, Tuple
 
-from gpudoctor.checks.support.paste_causes import CAUSES, REINSTALL, SHARED_CAUSE
+from gpudoctor.checks.support.paste_causes import CAUSES, ON_AMD, REINSTALL, SHARED_CAUSE
 from gpudoctor.checks.support.paste_layers import kernel_layer, torch_serves_every_gpu
+from gpudoctor.checks.support.vendors import amd_gpu
+from gpudoctor.checks.torch_builds import non_rocm_on_amd
 from gpudoctor.facts import Facts, NvmlError, Source
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, skip
@@ -31,7 +33,9 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
     "windows-dll": lambda f: f.platform.system == "Windows" and "WinError" in (f.torch.import_error or ""),
     "torchvision-nms": lambda f: bool(f.torchvision.version and f.torch.version),
     "torchvision-cuda-mismatch": lambda f: bool(f.torchvision.version and f.torch.version),
-    "not-compiled-with-cuda": lambda f: bool(f.gpus and f.torch.version and f.torch.cuda_compiled is False),
+    "not-compiled-with-cuda": lambda f: bool(f.gpus and f.torch.version and f.torch.cuda_compiled is False)
+    or bool(amd_gpu(f)),  # torch.cpu-build-on-amd judges it, with the ROCm build as the fix
+    "bitsandbytes-without-gpu": lambda f: f.platform.system == "Darwin",  # paste.bitsandbytes-platform names it
     "gpu-fell-off-the-bus": lambda f: any(k == "paste.xid" for k, _ in f.extra),  # paste.xid says it
     "cuda-unavailable": lambda f: _explained(f),
 }
@@ -64,8 +68,11 @@ def quoted(facts: Facts, code: str) -> Optional[str]:
 @check("paste.errors", "Error messages in the pasted report")
 def errors(facts: Facts) -> Iterator[Finding]:
     found = extras(facts, "paste.signature")
-    if not found and not _cpu_only(facts) and not extras(facts, "paste.ldd.not_found"):
+    without_rocm = non_rocm_on_amd(facts)  # a torch without ROCm on an AMD GPU: the ROCm build is the fix
+    if not found and not _cpu_only(facts) and without_rocm is None and not extras(facts, "paste.ldd.not_found"):
         raise skip("no known error message in the input")
+    if without_rocm is not None:
+        yield without_rocm
     yield from _cpu_build(facts, found)
     missing = extras(facts, "paste.ldd.not_found")
     if missing and not found:
@@ -79,8 +86,9 @@ def errors(facts: Facts) -> Iterator[Finding]:
             evidence=("extra",),
         )
     mac_said = False
+    amd = bool(amd_gpu(facts))
     for code in found:
-        cause = CAUSES.get(code)
+        cause = (ON_AMD.get(code) if amd else None) or CAUSES.get(code)
         covered = COVERED.get(code)
         if cause is None or (covered is not None and covered(facts)):
             continue
@@ -125,7 +133,7 @@ def _cpu_only(facts: Facts) -> bool:
     if facts.meta.source == Source.COLLECT_ENV.value and tag != "cpu" and not _conda_cpu(facts):
         return False  # collect_env says "CUDA used to build: None" for XPU and MPS builds too
     return (t.cuda_compiled is False and not t.hip and not facts.gpus and facts.platform.system != "Darwin"
-            and Source.parse(facts.meta.source) in (Source.PASTE, Source.COLLECT_ENV))
+            and not amd_gpu(facts) and Source.parse(facts.meta.source) in (Source.PASTE, Source.COLLECT_ENV))
 
 
 def _conda_cpu(facts: Facts) -> bool:

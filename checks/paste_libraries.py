@@ -54,9 +54,39 @@ def flash_attn_gpu(facts: Facts) -> Iterator[Finding]:
     yield from found
 
 
+_BNB_SIGNED = "bitsandbytes-without-gpu"  # bitsandbytes' own "compiled without GPU support" / no CUDA runtime
+
+
+def _bitsandbytes_on_macos(facts: Facts, version: str) -> Finding:
+    """bitsandbytes on a Mac: its CUDA kernels do not exist there, whatever release is installed."""
+    said = next((v for k, v in facts.extra if k == f"paste.line.signature.{_BNB_SIGNED}"), None)
+    label = f"bitsandbytes {version}" if version else "bitsandbytes"
+    return Finding(
+        code="paste.bitsandbytes-platform",
+        severity=Severity.WARNING,
+        summary=f"{label} runs on macOS, where it has no CUDA library: only its CPU library loads, so 8-bit "
+                "optimizers and GPU quantisation are unavailable",
+        detail="\n".join(part for part in (
+            f"line {said}" if said else "",
+            f"observed: {label} on macOS (platform read from the paste)",
+            "required: an NVIDIA GPU with CUDA on Linux or Windows for bitsandbytes' GPU features (bitsandbytes' "
+            "installation guide); a Mac has no CUDA, so neither a reinstall nor another release brings them. "
+            "torch itself can use the Mac's GPU through MPS.") if part),
+        fix=Fix("On the Mac, load the model without bitsandbytes quantisation (no load_in_8bit/load_in_4bit; "
+                "float16 on the \"mps\" device), or run the 8-bit path on a Linux or Windows machine with an "
+                "NVIDIA GPU.", ('python -c "import torch; print(torch.backends.mps.is_available())"',)),
+        links=("https://huggingface.co/docs/bitsandbytes/main/en/installation",),
+        evidence=("packages", "platform.system", "extra"),
+    )
+
+
 @check("paste.bitsandbytes-platform", "bitsandbytes against the platform it runs on")
 def bitsandbytes_platform(facts: Facts) -> Iterator[Finding]:
     dist = facts.package("bitsandbytes")
+    if facts.platform.system == "Darwin" and (dist is not None or any(
+            k == "paste.signature" and v == _BNB_SIGNED for k, v in facts.extra)):
+        yield _bitsandbytes_on_macos(facts, dist.version if dist and dist.version else "")
+        return
     release = bnb.release(dist.version if dist else None)
     if dist is None or release is None:
         raise skip("bitsandbytes is not listed with a version")

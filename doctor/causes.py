@@ -24,6 +24,7 @@ WHY_CUDA_FAILS: Tuple[str, ...] = (
     "driver.too-old-for-torch",
     "torch.cpu-build-on-gpu",
     "torch.rocm-build-on-nvidia",
+    "torch.cuda-build-on-amd",
     "platform.wsl",
     "platform.container",
     "platform.no-nvidia-gpu",

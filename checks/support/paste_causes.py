@@ -199,6 +199,18 @@ CAUSES: Dict[str, Cause] = {
                                           "device.", ()),
 }
 
+# Messages that mean something else on a machine whose GPU is AMD: what to run there is ROCm's, not nvidia-smi.
+ON_AMD: Dict[str, Cause] = {
+    "cuda-unavailable": Cause(W, "torch cannot use this machine's AMD GPU, and the paste does not show why",
+                              "On an AMD GPU torch needs a ROCm build (torch.version.hip set), on Linux, with a GPU "
+                              "that ROCm supports and a user in the render and video groups; a CUDA or CPU build "
+                              "never uses it. Run the commands below and paste their output.",
+                              ('python -c "import torch; print(torch.__version__, torch.version.hip, '
+                               'torch.cuda.is_available())"', "rocminfo", "groups"),
+                              ("https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/3rd-party/"
+                               "pytorch-install.html",)),
+}
+
 # A recognised message -> the code of the structural finding that judges the same root cause from the facts.
 # The paste finding declares that code as its ``cause``, so the report counts the two as one problem, led by the
 # structural finding (it states observed versus required) with the pasted message as its evidence.

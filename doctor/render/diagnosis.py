@@ -50,7 +50,11 @@ _SIGNATURE_LINES = {  # a paste.* finding -> the other pasted facts that bear on
     "libcuda-missing": ("platform.wsl",),
     "error-804": ("driver.version", "driver.cuda_version", "platform.container"),
     "docker-no-gpu-driver": ("platform.container", "driver.version"),
+    "bitsandbytes-platform": ("signature.bitsandbytes-without-gpu", "platform.system", "packages.bitsandbytes"),
+    "macos-no-cuda": ("signature.not-compiled-with-cuda", "signature.cuda-unavailable", "signature.no-driver",
+                      "signature.xformers-mismatch", "platform.system"),
 }
+_NOTE_LINES = ("amd_gpu", "rocm_index", "torch_index")  # paste notes kept one per value: every line of one is evidence
 
 
 class Confidence(enum.Enum):
@@ -92,6 +96,8 @@ def evidence_for(finding: Finding, facts: Facts) -> Tuple[str, ...]:
         name = finding.code[len("paste."):]
         keys += [f"signature.{name}", *_SIGNATURE_LINES.get(name, ())]
     for path in finding.evidence:
+        if path in _NOTE_LINES:
+            keys.extend(key for key in lines if key.startswith(f"{path}."))
         for key in _FACT_LINES.get(path, (path,)):
             keys.extend([k for k in lines if k.startswith(key)] if key.endswith(".") else [key])
     found = list(dict.fromkeys(lines[key] for key in dict.fromkeys(keys) if key in lines))
@@ -133,7 +139,12 @@ def _next_steps(facts: Facts, settled: bool) -> Tuple[Tuple[str, str], ...]:
     if (facts.torch.version is None or facts.platform.system is None) and not facts.torch.import_error:
         steps.append(("python -m torch.utils.collect_env",
                       "the paste does not say which torch build, operating system and GPU are involved"))
-    if facts.driver.version is None and not facts.gpus:
+    amd = {key for key, _ in facts.extra if key in ("paste.amd_gpu", "paste.nvidia_named")} == {"paste.amd_gpu"}
+    if facts.driver.version is None and not facts.gpus and amd:
+        steps.append(('python -c "import torch; print(torch.__version__, torch.version.hip, torch.cuda.is_available())"',
+                      "the paste shows an AMD GPU: torch.version.hip says whether torch is a ROCm build"))
+        steps.append(("rocminfo", "lists the GPUs that ROCm sees"))
+    elif facts.driver.version is None and not facts.gpus and facts.platform.system != "Darwin":
         steps.append(("nvidia-smi", "the paste shows neither the NVIDIA driver nor the GPU"))
     if not settled or steps:
         steps.append(("gpudoctor facts -o facts.json",

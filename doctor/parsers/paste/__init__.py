@@ -15,7 +15,7 @@ from gpudoctor.facts import Facts, Meta, Source
 from gpudoctor.parsers.collect_env.infer import infer
 from gpudoctor.parsers.collect_env.text import FIELDS
 from gpudoctor.parsers.collect_env.warnings import scan
-from gpudoctor.parsers.paste import containers, installs, keyvalue, logs, packages, prose, signatures, tools, wsl
+from gpudoctor.parsers.paste import containers, installs, keyvalue, logs, packages, prose, signatures, tools, vendors, wsl
 from gpudoctor.parsers.paste.merge import Conflict, merge
 from gpudoctor.parsers.paste.observe import QUOTE_CHARS, Observation, Parser, observe, printable, run_all
 from gpudoctor.parsers.paste.segments import MAX_LINE, Body, Segment, split
@@ -47,7 +47,10 @@ PARSERS: Tuple[Parser, ...] = (
     prose.visible_devices,
     installs.install_logs,
     installs.conda_commands,
+    vendors.amd_gpu,
 )
+# What a paste says in passing about the machine: context for the facts, not enough to call the paste recognised.
+CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index"})
 
 
 _NOT_MERGED = frozenset({"gpus.cc", installs.NOW, installs.NOW_CPU, installs.CONDA_FORGE})
@@ -64,7 +67,7 @@ class Paste:
 
     @property
     def recognised(self) -> bool:
-        return bool(self.observations)
+        return any(obs.path not in CONTEXT_PATHS for obs in self.observations)
 
     @property
     def formats(self) -> Tuple[str, ...]:

@@ -27,7 +27,9 @@ _KERNEL_PACKAGE = re.compile(r"^(vllm|sglang|sgl[_-]kernel|flashinfer(?:[_-]pyth
 _COMFY_NAME = re.compile(r"^cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
 _DRIVER_IN_VALUE = re.compile(r"\bdriver(?: version)?\s*[:=]?\s*v?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b")
 _DISTRO = re.compile(r"\b(?:ubuntu|debian|centos|fedora|rhel|red hat|rocky|alma|arch|manjaro|opensuse|suse|"
-                     r"pop!?_os|mint|linux|macos|mac os|windows)\b")
+                     r"pop!?_os|mint|linux|macos|mac os|mac|os ?x|windows)\b")
+_MAC = re.compile(r"\b(?:mac ?os|mac|os ?x|darwin|macbook|sonoma|ventura|monterey|big sur|sequoia)\b")
+_PROSE_PYTHON = re.compile(r"\bpython\s*v?(\d\.\d{1,2}(?:\.\d{1,2})?)\b")
 _MEMORY_SUFFIX = re.compile(r"\s*[(\[]\s*(?:\d+\s*(?:[gm]i?b|gb)\b|compute capability|cc\b|sm_?\d|capability)"
                             r"[^)\]]*[)\]]\s*$", re.I)
 _UUID = re.compile(r"\s*\(UUID:[^)]*\)")
@@ -86,6 +88,13 @@ _KEYS: Dict[str, str] = {
     "use_cpu": "framework.cpu",
     "use cpu": "framework.cpu",
     "nvcc version": "toolkit.nvcc_version",
+    "macos": "platform.mac",
+    "macos version": "platform.mac",
+    "mac os version": "platform.mac",
+    "environment": "platform.prose",
+    "system": "platform.prose",
+    "setup": "platform.prose",
+    "system info": "platform.prose",
 }
 
 
@@ -95,7 +104,7 @@ def _key(raw: str) -> str:
 
 def _platform(value: str, segment: Segment, line: Line) -> Iterator[Observation]:
     low = value.lower()
-    system = "Linux" if "linux" in low else "Windows" if "windows" in low else "Darwin" if "macos" in low or "darwin" in low else None
+    system = "Linux" if "linux" in low else "Windows" if "windows" in low else "Darwin" if _MAC.search(low) else None
     if system:
         yield observe("platform.system", system, segment, line, "env report")
     if "microsoft-standard" in low or "wsl2" in low:
@@ -122,12 +131,24 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
     elif path == "framework.cpu":
         if low.split()[0] == "true":
             yield observe("framework_cpu", f"{value.strip()} (accelerate config use_cpu)", segment, line, "env report")
+    elif path == "platform.mac":  # "macOS: 14.2.1", "macOS version: Sonoma"
+        if re.match(r"\d{2}(?:\.\d+)*\b", low) or _MAC.search(low):
+            yield observe("platform.system", "Darwin", segment, line, "env report")
+    elif path == "platform.prose":  # "Environment: Python 3.7 in a conda env on Ubuntu 20.04"
+        m = _PROSE_PYTHON.search(low)
+        if m:
+            yield observe("platform.python_version", m.group(1), segment, line, "env report")
+        os_word = _DISTRO.search(low)
+        if os_word and os_word.group() != "arch":
+            yield from _platform(value if _MAC.search(low) else f"{value} linux" if "windows" not in low else value,
+                                 segment, line)
     elif path == "platform.os":
-        system = {"nt": "Windows", "windows": "Windows", "darwin": "Darwin", "linux": "Linux"}.get(low.split()[0])
+        system = {"nt": "Windows", "windows": "Windows", "darwin": "Darwin", "linux": "Linux", "mac": "Darwin",
+                  "osx": "Darwin"}.get(low.split()[0])
         if system:
             yield observe("platform.system", system, segment, line, "env report")
         elif _DISTRO.search(low):  # "Ubuntu 22.04", "macOS 14.2"
-            yield from _platform(value if "mac" in low else f"{value} linux", segment, line)
+            yield from _platform(value if _MAC.search(low) else f"{value} linux", segment, line)
     elif path == "gpus.comfy":
         m = _COMFY_NAME.match(value)
         if m:

@@ -127,7 +127,10 @@ _LINUX_PATH = re.compile(r"(?:^|[\s\"'(])/(?:usr|home|opt|root|data|workspace|mn
 _MACHINE = re.compile(r"\b(x86_64|aarch64|AMD64|arm64)\b")
 _VISIBLE = re.compile(r"(?:^|[\s;'\"(])(?:export\s+)?CUDA_VISIBLE_DEVICES=(['\"]?)([\w,-]*)\1(?=\s|$)")
 _MACOS = re.compile(r"\bmacOS[- ]\d+|Darwin Kernel|\barm64-arm-64bit\b|/opt/homebrew/|(?:^|[\s\"'(])/Users/[^/\s]+/|"
-                    r"\bMacBook\b|\bApple M[1-9]\b|\bM[1-9] (?:Pro|Max|Ultra) [Cc]hip|\b[Mm]ac ?M[1-9]\b|\bM[1-9] [Mm]ac\b")
+                    r"\bMacBook\b|\bApple M[1-9]\b|\bM[1-9] (?:Pro|Max|Ultra) [Cc]hip|\b[Mm]ac ?M[1-9]\b|\bM[1-9] [Mm]ac\b|"
+                    r"\bApple [Ss]ilicon\b|\bmacosx_\d+_\d+_(?:arm64|x86_64|universal2)\b|\bosx-(?:arm64|64)\b|"
+                    r"-apple-darwin\d*\b|\bMac ?(?:mini|Studio|Pro)\b|\biMac\b|\bMac OS X\b|"
+                    r"\bmacOS (?:Sonoma|Ventura|Monterey|Big Sur|Sequoia|Tahoe)\b|\w\.dylib\b")
 
 
 _INTERPRETER = re.compile(r"(?:^|[\s\"'(=])(/[^\s\"']*?/(?:bin/python[\d.]*|python[\d.]*))(?=$|[\s\"')])")

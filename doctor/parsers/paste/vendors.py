@@ -1,0 +1,75 @@
+"""An AMD GPU as a paste shows it (gfx names, Radeon and Instinct models, rocminfo, /dev/kfd), and ROCm installs.
+
+The AMD GPU is recorded as ``paste.amd_gpu`` notes (the evidence, one per kind); a torch install from a
+download.pytorch.org index as ``paste.rocm_index`` (a ROCm variant, "rocm6.0") or ``paste.torch_index``
+("cu121", "cpu"); an NVIDIA GPU named anywhere as ``paste.nvidia_named``. A Ryzen processor's integrated
+"Radeon Graphics" in a CPU model line is no evidence: such machines often drive an NVIDIA GPU.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from gpudoctor.parsers.paste.observe import Observation, observe
+from gpudoctor.parsers.paste.segments import Segment
+
+_GFX = re.compile(r"\bgfx(?:90[0-9a-c]|9\d{2}|1[0-2]\d{2})[a-z]?\b")
+_AMDGCN = re.compile(r"\bamdgcn-amd-amdhsa\b")
+_RADEON = re.compile(r"\bRadeon(?:\(TM\))?\s+(?:RX|Pro|PRO|VII|Vega|\d{3,4}M?)\b(?:[ -]?\w{1,5}){0,2}")
+_RX = re.compile(r"\bRX ?[4-9]\d{2,3}(?: ?XTX?| ?GRE| ?XT)?\b")
+_INSTINCT = re.compile(r"\b(?:AMD )?Instinct(?:\(TM\))? ?MI\d{2,3}\w*\b|\bMI(?:50|60|100|210|250X?|300[AX]|325X|355X)\b")
+_AMD_WORDS = re.compile(r"\bAMD (?:Radeon )?(?:GPUs?|graphics(?: cards?)?|cards?|APUs?|video cards?)\b|\bAPU\b.{0,20}\bAMD\b|"
+                        r"\bRadeon (?:GPUs?|cards?|graphics cards?)\b|\[AMD/ATI\]|\bNavi ?[1-4]\d\b", re.I)
+_KFD = re.compile(r"/dev/kfd\b")
+_ROCM_TOOL = re.compile(r"\brocminfo\b|\brocm-smi\b|\bamd-smi\b|\bHSA Agents\b|\bROCk module\b|"
+                        r"\b(?:HSA_OVERRIDE_GFX_VERSION|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES)=")
+_CPU_LINE = re.compile(r"\b(?:Ryzen|EPYC|Athlon|Threadripper|Model name|Processor|CPU)\b", re.I)
+_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/|test/)?(rocm\d+(?:\.\d+){1,2}|cu\d{2,3}|cpu)\b")
+_NVIDIA_NAME = re.compile(r"\b(?:GeForce|RTX ?\d{4}|GTX ?\d{3,4}|Quadro|Tesla|NVIDIA [AHLTV]\d{1,3})\b")
+
+
+def _evidence(text: str) -> Iterator[str]:
+    """The kinds of AMD GPU evidence on one line: the matched text, shortened."""
+    m = _GFX.search(text) or _AMDGCN.search(text)
+    if m:
+        yield m.group()
+    radeon = _RADEON.search(text) if "Radeon" in text and not _CPU_LINE.search(text) else None
+    if radeon:
+        yield radeon.group().strip()
+    if "RX" in text:
+        m = _RX.search(text)
+        if m and not _NVIDIA_NAME.search(text) and not (radeon and m.group() in radeon.group()):
+            yield m.group()
+    if "MI" in text:
+        m = _INSTINCT.search(text)
+        if m:
+            yield m.group()
+    if "AMD" in text or "Radeon" in text or "Navi" in text or "amd" in text.lower():
+        m = _AMD_WORDS.search(text)
+        if m:
+            yield m.group()
+    if "/dev/kfd" in text and _KFD.search(text):
+        yield "the /dev/kfd device node"
+    m = _ROCM_TOOL.search(text)
+    if m:
+        yield m.group()
+
+
+def amd_gpu(segment: Segment) -> Iterator[Observation]:
+    """Each kind of AMD GPU evidence, each torch index an install names, and NVIDIA GPUs named in passing."""
+    seen = set()
+    for line in segment.lines:
+        text = line.text
+        found = [("amd_gpu", item[:60], "AMD GPU") for item in _evidence(text)]
+        m = _NVIDIA_NAME.search(text)
+        if m:
+            found.append(("nvidia_named", m.group(), "NVIDIA GPU"))
+        m = _INDEX.search(text) if "download.pytorch.org" in text else None
+        if m:
+            variant = m.group(1)
+            found.append(("rocm_index" if variant.startswith("rocm") else "torch_index", variant, "pip install"))
+        for path, value, fmt in found:
+            if (path, value) not in seen:
+                seen.add((path, value))
+                yield observe(path, value, segment, line, fmt)
