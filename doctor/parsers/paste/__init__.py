@@ -33,6 +33,7 @@ PARSERS: Tuple[Parser, ...] = (
     tools.ldd,
     tools.ld_library_path,
     tools.dmesg_xid,
+    tools.kernel_modules,
     tools.arch_list,
     tools.platform_hints,
     tools.interpreter_paths,

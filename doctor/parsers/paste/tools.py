@@ -107,6 +107,24 @@ def dmesg_xid(segment: Segment) -> Iterator[Observation]:
                 yield observe("xid", f"{int(m.group(2))}: {m.group(3).strip()[:120]}", segment, line, "dmesg")
 
 
+_DRIVER_BOUND = re.compile(r"\b(nouveau|nvidia) [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d: ")  # dmesg: a driver bound a GPU
+_LSMOD = re.compile(r"^\s*(nouveau|nvidia|nvidia_uvm|nvidia_drm|nvidia_modeset)\s+\d+\s+\d+\b")
+
+
+def kernel_modules(segment: Segment) -> Iterator[Observation]:
+    """The GPU kernel modules a paste shows loaded: `lsmod` rows and the kernel log lines of a driver bound to a GPU."""
+    seen = set()
+    for line in segment.lines:
+        text = line.text
+        if "nouveau" not in text and "nvidia" not in text:
+            continue
+        m = _DRIVER_BOUND.search(text) or _LSMOD.match(text)
+        if m and m.group(1) not in seen:
+            seen.add(m.group(1))
+            yield observe("driver.kernel_modules", m.group(1), segment, line, "kernel log" if "[" in text else "lsmod")
+            yield observe("platform.system", "Linux", segment, line, "kernel log")
+
+
 def arch_list(segment: Segment) -> Iterator[Observation]:
     """The printed value of `torch.cuda.get_arch_list()`: the kernels the wheel carries, as torch said it."""
     for line in segment.lines:
