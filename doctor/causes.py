@@ -21,6 +21,7 @@ from gpudoctor.model import Finding, Report, Severity, Status
 
 # Findings that say why torch cannot start CUDA; "CUDA is unavailable" is their symptom.
 WHY_CUDA_FAILS: Tuple[str, ...] = (
+    "paste.job-without-gpu",
     "driver.too-old-for-torch",
     "torch.cpu-build-on-gpu",
     "torch.rocm-build-on-nvidia",
@@ -80,7 +81,7 @@ CONSEQUENCES: Mapping[str, Tuple[str, ...]] = {
     # import torch fails on the very library that libs.missing names
     "torch.import-failed": ("libs.missing", "paste.windows-paging-file"),
     # the module is not loaded because Secure Boot refused it
-    "driver.not-loaded": ("paste.secure-boot",),
+    "driver.not-loaded": ("paste.secure-boot", "paste.job-without-gpu"),
     # pasted messages whose cause a structural check judges, when it is not the one their ``cause`` names
     "paste.no-kernel-image": ("gpu.arch-too-old",),
     "paste.sm-incompatible": ("gpu.arch-too-old",),

@@ -84,3 +84,16 @@ def test_the_scorer_counts_one_cause_under_either_of_its_codes() -> None:
     other = Case("y.txt", "https://github.com/o/r/issues/2", "cause", ("paste.no-driver",))
     assert Outcome(other, ("driver.not-loaded",), ("driver.not-loaded",), None, ()).hit
     assert not Outcome(other, ("gpu.arch-too-new",), ("gpu.arch-too-new",), None, ()).hit
+
+
+def test_a_slurm_job_without_a_gpu_request_is_suspected_when_cuda_finds_no_gpu() -> None:
+    failing = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
+               "latest NVIDIA driver is installed and running.\n")
+    script = f"```\n#!/bin/bash\n#SBATCH --time=1:00:00\n#SBATCH --mem=16G\nsrun python train.py\n```\n```\n{failing}```\n"
+    lead = answer(_report(script)).lead
+    assert lead is not None and lead.code == "paste.job-without-gpu"
+    assert "srun --gres=gpu:1 nvidia-smi -L" in (lead.fix.commands if lead.fix else ())
+    asked = script.replace("#SBATCH --mem=16G", "#SBATCH --gres=gpu:1")
+    assert "paste.job-without-gpu" not in [c for c, _ in _codes(asked)]
+    working = "```\n#SBATCH --mem=16G\n```\n```\n>>> torch.cuda.is_available()\nTrue\n```\n"
+    assert "paste.job-without-gpu" not in [c for c, _ in _codes(working)]

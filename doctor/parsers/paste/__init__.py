@@ -34,6 +34,7 @@ PARSERS: Tuple[Parser, ...] = (
     tools.ld_library_path,
     tools.dmesg_xid,
     tools.kernel_modules,
+    tools.batch_jobs,
     tools.arch_list,
     tools.platform_hints,
     tools.interpreter_paths,

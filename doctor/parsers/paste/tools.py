@@ -198,3 +198,22 @@ def platform_hints(segment: Segment) -> Iterator[Observation]:
                 yield observe("env.CUDA_VISIBLE_DEVICES", m.group(2), segment, line, "command line")
         if ("docker" in text or "podman" in text or "FROM" in text) and _DOCKER.match(text):
             yield observe("platform.container", "docker", segment, line, "docker")
+
+
+_SLURM_LINE = re.compile(r"^\s*(?:#SBATCH\b|(?:\$\s*)?(?:srun|sbatch|salloc)\s)")
+_SLURM_GPUS = re.compile(r"--gres[= ]\S*gpu|--gpus(?:-per-\w+)?[= ]|(?:^|\s)-G\s*\d|--gpus-per-node|--tres-per-\w+[= ]\S*gpu")
+_SLURM_WORD = re.compile(r"\bslurm\b|\bSLURM_JOB_ID\b", re.I)
+
+
+def batch_jobs(segment: Segment) -> Iterator[Observation]:
+    """A Slurm job in the paste (#SBATCH lines, srun/sbatch/salloc commands, or the word) and whether it asks for GPUs."""
+    for line in segment.lines:
+        text = line.text
+        if "SBATCH" in text or "srun" in text or "sbatch" in text or "salloc" in text:
+            if _SLURM_LINE.match(text):
+                yield observe("slurm_job", text.strip()[:200], segment, line, "slurm")
+                if _SLURM_GPUS.search(text):
+                    yield observe("slurm_gpus", text.strip()[:200], segment, line, "slurm")
+                continue
+        if ("slurm" in text.lower()) and _SLURM_WORD.search(text):
+            yield observe("slurm_job", text.strip()[:200], segment, line, "slurm")
