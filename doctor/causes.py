@@ -21,6 +21,7 @@ from gpudoctor.model import Finding, Report, Severity, Status
 
 # Findings that say why torch cannot start CUDA; "CUDA is unavailable" is their symptom.
 WHY_CUDA_FAILS: Tuple[str, ...] = (
+    "paste.jetson-torch",
     "paste.job-without-gpu",
     "driver.too-old-for-torch",
     "torch.cpu-build-on-gpu",

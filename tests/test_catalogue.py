@@ -13,7 +13,7 @@ PROMISED = [
     "libs.shadowed", "libs.mixed-cuda-majors", "libs.missing", "libs.wrong-version",
     "packages.duplicate-torch", "packages.torchaudio-mismatch", "packages.unreleased-combination", "packages.kernel-pins",
     "toolkit.mismatch", "windows.dll-load-failed", "platform.wsl", "platform.container", "platform.macos",
-    "platform.no-nvidia-gpu", "torch.rocm-build-on-nvidia", "torch.cuda-build-on-amd", "paste.errors", "paste.xid", "paste.environments", "paste.job-without-gpu",
+    "platform.no-nvidia-gpu", "torch.rocm-build-on-nvidia", "torch.cuda-build-on-amd", "paste.errors", "paste.xid", "paste.environments", "paste.job-without-gpu", "paste.jetson-torch",
     "paste.flash-attn-gpu", "paste.bitsandbytes-platform",
     "verify.worker", "verify.smoke", "verify.parity", "verify.learning", "verify.speedup", "verify.bench",
     "verify.rank-failed", "verify.rank-drift", "verify.collective", "verify.straggler", "verify.ddp-parity",

@@ -97,3 +97,15 @@ def test_a_slurm_job_without_a_gpu_request_is_suspected_when_cuda_finds_no_gpu()
     assert "paste.job-without-gpu" not in [c for c, _ in _codes(asked)]
     working = "```\n#SBATCH --mem=16G\n```\n```\n>>> torch.cuda.is_available()\nTrue\n```\n"
     assert "paste.job-without-gpu" not in [c for c, _ in _codes(working)]
+
+
+def test_torch_that_cannot_use_a_jetson_gpu_points_at_the_jetpack_build() -> None:
+    text = ("I installed torch from the aarch64 wheel on my Jetson Nano (JetPack 4.4 [L4T 32.4.3]). `import torch` "
+            "works, but `torch.cuda.is_available()` returns False.\n")
+    facts = read_paste(text).facts
+    assert facts.platform.machine == "aarch64" and facts.torch.is_available is False
+    lead = answer(_report(text)).lead
+    assert lead is not None and lead.code == "paste.jetson-torch"
+    jetpack = text.replace("`import torch` works, but `torch.cuda.is_available()` returns False.",
+                           "torch 2.1.0a0+41361538.nv23.06 is installed.")
+    assert "paste.jetson-torch" not in [c for c, _ in _codes(jetpack)]

@@ -35,6 +35,7 @@ PARSERS: Tuple[Parser, ...] = (
     tools.dmesg_xid,
     tools.kernel_modules,
     tools.batch_jobs,
+    tools.jetson,
     tools.arch_list,
     tools.platform_hints,
     tools.interpreter_paths,

@@ -217,3 +217,18 @@ def batch_jobs(segment: Segment) -> Iterator[Observation]:
                 continue
         if ("slurm" in text.lower()) and _SLURM_WORD.search(text):
             yield observe("slurm_job", text.strip()[:200], segment, line, "slurm")
+
+
+_JETSON = re.compile(r"\bJetson\b|\bJetPack\b|\bL4T\b|\bnvidia-l4t\b|\btegra\b", re.I)
+
+
+def jetson(segment: Segment) -> Iterator[Observation]:
+    """An NVIDIA Jetson (Tegra) board: its torch must be built for JetPack, and it is Linux on aarch64."""
+    for line in segment.lines:
+        text = line.text
+        low = text.lower()
+        if ("jetson" in low or "jetpack" in low or "l4t" in low or "tegra" in low) and _JETSON.search(text):
+            yield observe("jetson", text.strip()[:200], segment, line, "Jetson")
+            yield observe("platform.machine", "aarch64", segment, line, "Jetson")
+            yield observe("platform.system", "Linux", segment, line, "Jetson")
+            return
