@@ -71,7 +71,8 @@ class Outcome:
     def hit(self) -> bool:
         if self.expects_healthy:
             return self.error is None and not self.errors and not self.crashed
-        return any(code in self.codes or SAME_CAUSE.get(code) in self.codes for code in self.case.expected)
+        named = set(self.codes) | {SAME_CAUSE[code] for code in self.codes if code in SAME_CAUSE}
+        return any(code in named or SAME_CAUSE.get(code) in named for code in self.case.expected)
 
     @property
     def called_healthy(self) -> bool:

@@ -126,12 +126,39 @@ def _fix_for(facts: Facts, count: int, keep: Optional[str] = None) -> Fix:
     )
 
 
+def _no_cuda_device(facts: Facts) -> bool:
+    t = facts.torch
+    return t.is_available is False or t.device_count == 0
+
+
+def _unknown_count(facts: Facts, value: str) -> Finding:
+    """CUDA found no device while CUDA_VISIBLE_DEVICES was set, and the GPUs themselves are not known."""
+    entries = [e.strip() for e in value.split(",") if e.strip()]
+    numbers = [int(e) for e in entries if e.isdigit()]
+    why = ("an empty value hides every GPU" if not entries else
+           f"it names GPU {', '.join(str(n) for n in numbers)}; a machine with N GPUs has indices 0..N-1, so on a "
+           f"machine with {min(numbers)} or fewer GPUs CUDA sees none" if numbers and min(numbers) > 0 else
+           "when it names no GPU this process may use, CUDA sees none")
+    return Finding(
+        code="devices.visible",
+        severity=Severity.WARNING,
+        summary=f'CUDA finds no GPU while {VAR}="{value}" is set: {why}',
+        detail="The GPUs themselves are not listed in the input, so the indices cannot be checked against them.",
+        fix=_cmd.fix(f"Unset {VAR}, or set it to an index or UUID that nvidia-smi -L lists (0 for the first GPU).",
+                     ["nvidia-smi -L", _cmd.unset(facts, VAR)], "List the GPU indices or UUIDs that nvidia-smi -L shows."),
+        evidence=("env.variables", "torch.is_available"),
+    )
+
+
 @check("devices", "Visible devices")
 def visible_devices(facts: Facts) -> Iterator[Finding]:
     count = max(len(facts.gpus), facts.driver.gpu_count or 0)
-    if count == 0:
-        raise Skip("no NVIDIA GPU is known, so no devices can be hidden", "gpus")
     value = facts.env.get(VAR)
+    if count == 0:
+        if value is not None and _no_cuda_device(facts):
+            yield _unknown_count(facts, value)
+            return
+        raise Skip("no NVIDIA GPU is known, so no devices can be hidden", "gpus")
     torch = facts.torch
     torch_count = torch.device_count if torch.cuda_compiled and not torch.hip and not torch.init_error else None
     mig = any(g.mig_mode for g in facts.gpus)

@@ -226,8 +226,10 @@ def environments(facts: Facts) -> Iterator[Finding]:
             severity=Severity.INFO,
             summary=f"a framework setting forces the CPU: {setting}",
             detail="The CUDA environment is not what keeps the GPU idle: the framework was told to use the CPU.",
-            fix=Fix("Set use_cpu to false (run `accelerate config` again) or pass the device explicitly.",
-                    ("accelerate config",)),
+            fix=Fix("Tell the framework to use the GPU: for accelerate set use_cpu to false (run `accelerate config` "
+                    "again); for Lightning pass Trainer(accelerator=\"gpu\", devices=1) or the script's own GPU "
+                    "option; elsewhere pass the device explicitly.", ("accelerate config",) if "accelerate" in setting
+                    else ()),
             evidence=("extra",),
         )
 

@@ -21,6 +21,8 @@ from gpudoctor.model import Finding, Report, Severity, Status
 
 # Findings that say why torch cannot start CUDA; "CUDA is unavailable" is their symptom.
 WHY_CUDA_FAILS: Tuple[str, ...] = (
+    "paste.jetson-torch",
+    "paste.job-without-gpu",
     "driver.too-old-for-torch",
     "torch.cpu-build-on-gpu",
     "torch.rocm-build-on-nvidia",
@@ -80,9 +82,9 @@ CONSEQUENCES: Mapping[str, Tuple[str, ...]] = {
     "verify.driver-too-old": ("driver.too-old-for-torch",),
     # import torch fails on the very library that libs.missing names
     "torch.import-failed": ("libs.missing", "paste.windows-paging-file"),
-    # the module is not loaded because Secure Boot refused it; inside a container or WSL 1 the driver is the
-    # host's to give: no driver there is the platform's doing
-    "driver.not-loaded": ("paste.secure-boot", "platform.container", "platform.wsl"),
+    # the module is not loaded because Secure Boot refused it; inside a container, WSL 1 or a Slurm job without a
+    # GPU request the driver is not this process's to load: no driver there is the platform's doing
+    "driver.not-loaded": ("paste.secure-boot", "platform.container", "platform.wsl", "paste.job-without-gpu"),
     "paste.no-device": ("platform.container",),
     "paste.libcuda-missing": ("platform.container",),
     # pasted messages whose cause a structural check judges, when it is not the one their ``cause`` names

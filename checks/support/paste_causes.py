@@ -156,6 +156,19 @@ CAUSES: Dict[str, Cause] = {
                                      "or run on an Ampere or newer GPU.",
                                      ('python -c "import torch; print(torch.cuda.get_device_capability())"',),
                                      ("https://github.com/Dao-AILab/flash-attention#installation-and-features",)),
+    "torchaudio-abi": Cause(E, "torchaudio was built for another torch release than the installed one (undefined symbol)",
+                            "Install the torchaudio release made for the installed torch, from the same index.",
+                            ("pip list | grep -i torch", *REINSTALL)),
+    "torch-files-mixed": Cause(E, "torch's own libraries do not match each other (undefined symbol): files of two torch "
+                                  "versions are mixed in one install",
+                               "Uninstall torch until pip finds none left (an interrupted upgrade or two installs in "
+                               "one folder leave files behind), then install it once.",
+                               ("pip uninstall -y torch", "pip uninstall -y torch", *REINSTALL)),
+    "extension-abi": Cause(E, "a compiled extension was built against another torch than the installed one (a C++ "
+                              "symbol of torch is undefined)",
+                           "Reinstall the extension built for the installed torch version and CUDA (for mmcv, the "
+                           "mmcv wheel index of that torch/CUDA pair), or rebuild it from source against this torch.",
+                           ("pip list | grep -i -E 'torch|mmcv|apex|detectron2|xformers|flash'",)),
     "flash-attn-abi": Cause(E, "flash-attn was built against a different torch than the installed one (undefined symbol)",
                             "Reinstall flash-attn for this exact torch (a wheel matching torch, CUDA and the C++ ABI, "
                             "or a build from source).",
@@ -235,6 +248,9 @@ SHARED_CAUSE: Dict[str, str] = {
     "error-804": "platform.container",
     "error-803": "driver.nvml-mismatch",
     "xformers-mismatch": "packages.kernel-pin-mismatch",
+    "torchaudio-abi": "packages.torchaudio-mismatch",
+    "extension-abi": "packages.kernel-pin-mismatch",
+    "torch-files-mixed": "torch.import-failed",
     "two-environments": "packages.duplicate-torch",
     "cuda-unavailable": "torch.cuda-unavailable",
 }

@@ -15,6 +15,7 @@ from gpudoctor.parsers.paste.segments import Line, Segment
 _KV = re.compile(r"^\s*(?:[-*+\u2022]\s+)?(?:\*\*)?`?([A-Za-z][\w .,()?/`'-]{1,60}?)`?(?:\*\*)?\s*[:\uff1a]\s*(?:\*\*)?\s*(\S.*?)\s*$")
 _TORCH_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)")
 _BOOL = {"true": True, "yes": True, "false": False, "no": False}
+_LIGHTNING_IDLE = re.compile(r"GPU available:\s*True(?:\s*\(\w+\))?,\s*used:\s*False", re.I)
 _YOLO = re.compile(r"Python-[\d.]+\s+torch-(\d[\w.+]*)(?:\s+(?:CUDA:(\d+)\s+\(([^,()]+),\s*(\d+)MiB\)|CPU|MPS))?")
 _COMFY_DEVICE = re.compile(r"^\s*Device:\s*cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
 # a JSON member on its own line, as dependency dumps print them: `"torch"       : "2.6.0+cu124" ,`
@@ -224,6 +225,12 @@ def key_values(segment: Segment) -> Iterator[Observation]:
             if m:
                 yield observe("gpus", (int(m.group(1)), m.group(2)), segment, line, "ComfyUI log")
                 yield observe("torch.is_available", True, segment, line, "ComfyUI log")
+        if "used: False" in text or "used: false" in text:
+            m = _LIGHTNING_IDLE.search(text)
+            if m:  # Lightning's Trainer: "GPU available: True (cuda), used: False"
+                yield observe("torch.is_available", True, segment, line, "Lightning log")
+                yield observe("framework_cpu", "Lightning: GPU available: True, used: False (the Trainer's accelerator "
+                              "and devices)", segment, line, "Lightning log")
         if "torch-" in text:
             m = _YOLO.search(text)
             if m:

@@ -24,7 +24,7 @@ _SCALARS = frozenset({
 }) | _MESSAGES
 _GPU_PREFIX = re.compile(r"^(nvidia|geforce)\s+")
 MAX_CONFLICTS = 50  # a paste of thousands of different versions must not make the merge quadratic
-_LISTS = frozenset({"torch.warnings", "torch.loaded_libraries"})
+_LISTS = frozenset({"torch.warnings", "torch.loaded_libraries", "driver.kernel_modules"})
 
 
 @dataclass(frozen=True)

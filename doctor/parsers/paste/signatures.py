@@ -48,6 +48,9 @@ class Sig(enum.Enum):
     GPU_LOST = "gpu-fell-off-the-bus"
     FLASH_ATTN_ARCH = "flash-attn-needs-ampere"
     FLASH_ATTN_ABI = "flash-attn-abi"
+    TORCHAUDIO_ABI = "torchaudio-abi"
+    EXTENSION_ABI = "extension-abi"
+    TORCH_FILES_MIXED = "torch-files-mixed"
     XFORMERS_MISMATCH = "xformers-mismatch"
     BNB_NO_GPU = "bitsandbytes-without-gpu"
     CUDA_HOME_UNSET = "cuda-home-unset"
@@ -142,6 +145,14 @@ CATALOGUE: Tuple[Signature, ...] = (
        "flash-attn refuses this GPU: its kernels need Ampere (sm_80) or newer; torch itself works"),
     _s(Sig.FLASH_ATTN_ABI, "flash_attn", r"flash_attn\w*\.(?:cpython[\w.-]*\.so|pyd)[^\n]*undefined symbol",
        "the flash-attn wheel was built against a different torch (C++ ABI/version) than the installed one"),
+    _s(Sig.TORCHAUDIO_ABI, "undefined symbol", r"(?:libtorchaudio\w*\.so|_torch_sox[\w.-]*\.so|torchaudio[/\\][^\s:]*\.(?:so|pyd))"
+       r"[^\n]*undefined symbol",
+       "torchaudio was built for another torch release than the installed one (undefined symbol)"),
+    _s(Sig.TORCH_FILES_MIXED, "undefined symbol", r"(?:libtorch\w*|libc10\w*|torch[/\\]_C[\w.-]*)\.so[^\n]*undefined symbol: _ZN",
+       "torch's own libraries do not match each other: files of two torch versions are mixed", IMPORT),
+    _s(Sig.EXTENSION_ABI, "undefined symbol", r"(?:^|[\s/\\'\"])(?!libtorch|libc10|libcaffe2|libshm)[\w-]+(?:\.cpython[\w.-]*)?\.(?:so|pyd)\b"
+       r"[^\n]*undefined symbol: _ZN\d*(?:at|c10|caffe2|torch)\d",
+       "a compiled extension was built against another torch than the installed one (a C++ symbol of torch is undefined)"),
     _s(Sig.XFORMERS_MISMATCH, "xformers was built for", r"xFormers was built for",
        "xformers was built for a different torch, CUDA or Python than the installed ones"),
     _s(Sig.BNB_NO_GPU, "bitsandbytes", r"bitsandbytes was compiled without GPU support|bitsandbytes[^\n]*"
@@ -196,7 +207,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDA_UNAVAILABLE, "available", r"GPUAccelerator can not run on your system|"
        r"User provided device_type of .cuda., but CUDA is not available|"
        r"on a CUDA device but torch\.cuda\.is_available\(\) is False|\bCUDA is not available|"
-       r"torch\.cuda\.is_available\(\)`?\s*(?:returns?|is|=+|:)\s*[*`]*False", _UNAVAILABLE),
+       r"torch\.cuda\.is_available\(\)`?\s*(?:still\s+)?(?:returns?|is|=+|:|gives|prints|shows)\s*[`*]*False", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "not able to use gpu", r"Torch is not able to use GPU", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cuda driver initialization failed", r"CUDA driver initialization failed", _UNAVAILABLE),

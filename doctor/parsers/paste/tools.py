@@ -107,6 +107,24 @@ def dmesg_xid(segment: Segment) -> Iterator[Observation]:
                 yield observe("xid", f"{int(m.group(2))}: {m.group(3).strip()[:120]}", segment, line, "dmesg")
 
 
+_DRIVER_BOUND = re.compile(r"\b(nouveau|nvidia) [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d: ")  # dmesg: a driver bound a GPU
+_LSMOD = re.compile(r"^\s*(nouveau|nvidia|nvidia_uvm|nvidia_drm|nvidia_modeset)\s+\d+\s+\d+\b")
+
+
+def kernel_modules(segment: Segment) -> Iterator[Observation]:
+    """The GPU kernel modules a paste shows loaded: `lsmod` rows and the kernel log lines of a driver bound to a GPU."""
+    seen = set()
+    for line in segment.lines:
+        text = line.text
+        if "nouveau" not in text and "nvidia" not in text:
+            continue
+        m = _DRIVER_BOUND.search(text) or _LSMOD.match(text)
+        if m and m.group(1) not in seen:
+            seen.add(m.group(1))
+            yield observe("driver.kernel_modules", m.group(1), segment, line, "kernel log" if "[" in text else "lsmod")
+            yield observe("platform.system", "Linux", segment, line, "kernel log")
+
+
 def arch_list(segment: Segment) -> Iterator[Observation]:
     """The printed value of `torch.cuda.get_arch_list()`: the kernels the wheel carries, as torch said it."""
     for line in segment.lines:
@@ -183,3 +201,37 @@ def platform_hints(segment: Segment) -> Iterator[Observation]:
                 yield observe("env.CUDA_VISIBLE_DEVICES", m.group(2), segment, line, "command line")
         if ("docker" in text or "podman" in text or "FROM" in text) and _DOCKER.match(text):
             yield observe("platform.container", "docker", segment, line, "docker")
+
+
+_SLURM_LINE = re.compile(r"^\s*(?:#SBATCH\b|(?:\$\s*)?(?:srun|sbatch|salloc)\s)")
+_SLURM_GPUS = re.compile(r"--gres[= ]\S*gpu|--gpus(?:-per-\w+)?[= ]|(?:^|\s)-G\s*\d|--gpus-per-node|--tres-per-\w+[= ]\S*gpu")
+_SLURM_WORD = re.compile(r"\bslurm\b|\bSLURM_JOB_ID\b", re.I)
+
+
+def batch_jobs(segment: Segment) -> Iterator[Observation]:
+    """A Slurm job in the paste (#SBATCH lines, srun/sbatch/salloc commands, or the word) and whether it asks for GPUs."""
+    for line in segment.lines:
+        text = line.text
+        if "SBATCH" in text or "srun" in text or "sbatch" in text or "salloc" in text:
+            if _SLURM_LINE.match(text):
+                yield observe("slurm_job", text.strip()[:200], segment, line, "slurm")
+                if _SLURM_GPUS.search(text):
+                    yield observe("slurm_gpus", text.strip()[:200], segment, line, "slurm")
+                continue
+        if ("slurm" in text.lower()) and _SLURM_WORD.search(text):
+            yield observe("slurm_job", text.strip()[:200], segment, line, "slurm")
+
+
+_JETSON = re.compile(r"\bJetson\b|\bJetPack\b|\bL4T\b|\bnvidia-l4t\b|\btegra\b", re.I)
+
+
+def jetson(segment: Segment) -> Iterator[Observation]:
+    """An NVIDIA Jetson (Tegra) board: its torch must be built for JetPack, and it is Linux on aarch64."""
+    for line in segment.lines:
+        text = line.text
+        low = text.lower()
+        if ("jetson" in low or "jetpack" in low or "l4t" in low or "tegra" in low) and _JETSON.search(text):
+            yield observe("jetson", text.strip()[:200], segment, line, "Jetson")
+            yield observe("platform.machine", "aarch64", segment, line, "Jetson")
+            yield observe("platform.system", "Linux", segment, line, "Jetson")
+            return

@@ -1,0 +1,43 @@
+"""torch on an NVIDIA Jetson in a pasted report: only builds made for JetPack drive the board's integrated GPU."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from gpudoctor.checks.paste import extras
+from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Fix, Severity
+from gpudoctor.registry import check, skip
+
+_JETPACK_BUILD = re.compile(r"\+nv\d|\.nv\d|a0\+\w+\.nv")  # NVIDIA's Jetson wheels: "2.1.0a0+41361538.nv23.06"
+_JETSON_DOCS = "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html"
+
+
+@check("paste.jetson-torch", "torch built for the Jetson's JetPack")
+def jetson_torch(facts: Facts) -> Iterator[Finding]:
+    board = extras(facts, "paste.jetson")
+    if not board:
+        raise skip("the input shows no Jetson")
+    t = facts.torch
+    version = t.version or ""
+    if _JETPACK_BUILD.search(version) or t.is_available is not False and t.cuda_compiled is not False:
+        return
+    label = f"torch {version}" if version else "the installed torch"
+    yield Finding(
+        code="paste.jetson-torch",
+        severity=Severity.WARNING,
+        summary=f"{label} cannot use this Jetson's GPU: on a Jetson only torch built for its JetPack release can "
+                "(wheels from PyPI or download.pytorch.org are CPU-only there or built for server ARM GPUs)",
+        detail=f"Observed: {board[0]}; torch.cuda.is_available() is False"
+               + (f" with torch {version}" if version else "") + ". Required: NVIDIA's torch wheel for this JetPack "
+               "version (its version carries an 'nv' tag), or a jetson-containers image.",
+        fix=Fix("Uninstall this torch and install the wheel NVIDIA publishes for the board's JetPack release (see the "
+                "guide), or run in a jetson-containers image; check the JetPack version first.",
+                ("cat /etc/nv_tegra_release", "pip3 uninstall -y torch")),
+        links=(_JETSON_DOCS,),
+        evidence=("extra",),
+    )
+
+
+CHECKS = [jetson_torch]

@@ -1,0 +1,111 @@
+"""Pasted texts of extensions built for another torch, kernel logs, framework logs and hidden devices."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Tuple
+
+import pytest
+
+from gpudoctor.parsers.paste import read_paste
+from gpudoctor.parsers.report import load_facts
+from gpudoctor.registry import discover
+from gpudoctor.render.diagnosis import answer, render_answer
+from gpudoctor.runner import run_checks
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from eval_reports import Case, Outcome  # noqa: E402
+
+
+def _report(text: str):  # type: ignore[no-untyped-def]
+    return run_checks(discover(plugins=False), load_facts(text, "paste"))
+
+
+def _codes(text: str) -> List[Tuple[str, str]]:
+    return [(f.code, f.severity.value) for f in _report(text).findings() if f.severity.value != "info"]
+
+
+@pytest.mark.parametrize("line", [
+    "ImportError: /env/lib/python3.7/site-packages/mmcv/_ext.cpython-37m-x86_64-linux-gnu.so: undefined symbol: "
+    "_ZN6caffe28TypeMeta21_typeMetaDataInstanceISt7complexIdEEEPKNS_6detail1",
+    "ImportError: /env/site-packages/detectron2/_C.cpython-38-x86_64-linux-gnu.so: undefined symbol: _ZN2at5sliceE",
+])
+def test_an_extension_built_for_another_torch_is_named(line: str) -> None:
+    assert ("paste.extension-abi", "error") in _codes(f"```\n{line}\n```\n")
+
+
+@pytest.mark.parametrize("line", [
+    "OSError: libtorchaudio.so: undefined symbol: _ZN3c104cuda20CUDACachingAllocator9allocatorE",
+    "ImportError: /usr/local/lib/python3.5/dist-packages/_torch_sox.cpython-35m-x86_64-linux-gnu.so: undefined "
+    "symbol: _ZN2at19UndefinedTensorImpl10_singletonE",
+])
+def test_torchaudio_built_for_another_torch_is_named_as_torchaudio(line: str) -> None:
+    codes = _codes(f"```\n{line}\n```\n")
+    assert ("paste.torchaudio-abi", "error") in codes and ("paste.extension-abi", "error") not in codes
+
+
+def test_torch_s_own_library_missing_a_symbol_is_not_called_an_extension() -> None:
+    codes = _codes("OSError: /env/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n")
+    assert ("paste.extension-abi", "error") not in codes and ("paste.torch-files-mixed", "error") in codes
+
+
+def test_nouveau_bound_to_the_gpu_in_a_kernel_log_is_the_cause() -> None:
+    text = ("```\n[    5.435274] nouveau 0000:01:00.0: enabling device (0000 -> 0003)\n"
+            "[    5.436312] nouveau 0000:01:00.0: NVIDIA GM204 (124020a1)\n```\n")
+    facts = read_paste(text).facts
+    assert facts.driver.kernel_modules == ("nouveau",) and facts.platform.system == "Linux"
+    assert answer(_report(text)).lead.code == "driver.nouveau"  # type: ignore[union-attr]
+    lsmod = read_paste("$ lsmod | grep -E 'nvidia|nouveau'\nnouveau              2285568  1\n").facts
+    assert lsmod.driver.kernel_modules == ("nouveau",)
+
+
+def test_lightning_leaving_an_available_gpu_unused_is_a_healthy_environment() -> None:
+    text = "```\nGPU available: True (cuda), used: False\nTPU available: False, using: 0 TPU cores\n```\n"
+    report = _report(text)
+    assert not [f for f in report.findings() if f.severity.value == "error"]
+    shown = render_answer(report, markdown=False)
+    assert "The CUDA environment itself works" in shown and 'accelerator="gpu"' in shown
+
+
+def test_visible_devices_naming_an_index_past_the_gpus_is_suspected_when_cuda_finds_none() -> None:
+    text = "```\nexport CUDA_VISIBLE_DEVICES=1\n```\n```\n>>> import torch\n>>> torch.cuda.is_available()\nFalse\n```\n"
+    report = _report(text)
+    lead = answer(report).lead
+    assert lead is not None and lead.code == "devices.visible"
+    assert 'CUDA_VISIBLE_DEVICES="1"' in lead.summary and "unset CUDA_VISIBLE_DEVICES" in (lead.fix.commands if lead.fix else ())
+    fine = "```\nexport CUDA_VISIBLE_DEVICES=1\n```\n```\n>>> torch.cuda.is_available()\nTrue\n```\n"
+    assert "devices.visible" not in [c for c, _ in _codes(fine)]
+
+
+def test_the_scorer_counts_one_cause_under_either_of_its_codes() -> None:
+    case = Case("x.txt", "https://github.com/o/r/issues/1", "cause", ("packages.torchaudio-mismatch",))
+    assert Outcome(case, ("paste.torchaudio-abi",), ("paste.torchaudio-abi",), None, ()).hit
+    other = Case("y.txt", "https://github.com/o/r/issues/2", "cause", ("paste.no-driver",))
+    assert Outcome(other, ("driver.not-loaded",), ("driver.not-loaded",), None, ()).hit
+    assert not Outcome(other, ("gpu.arch-too-new",), ("gpu.arch-too-new",), None, ()).hit
+
+
+def test_a_slurm_job_without_a_gpu_request_is_suspected_when_cuda_finds_no_gpu() -> None:
+    failing = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
+               "latest NVIDIA driver is installed and running.\n")
+    script = f"```\n#!/bin/bash\n#SBATCH --time=1:00:00\n#SBATCH --mem=16G\nsrun python train.py\n```\n```\n{failing}```\n"
+    lead = answer(_report(script)).lead
+    assert lead is not None and lead.code == "paste.job-without-gpu"
+    assert "srun --gres=gpu:1 nvidia-smi -L" in (lead.fix.commands if lead.fix else ())
+    asked = script.replace("#SBATCH --mem=16G", "#SBATCH --gres=gpu:1")
+    assert "paste.job-without-gpu" not in [c for c, _ in _codes(asked)]
+    working = "```\n#SBATCH --mem=16G\n```\n```\n>>> torch.cuda.is_available()\nTrue\n```\n"
+    assert "paste.job-without-gpu" not in [c for c, _ in _codes(working)]
+
+
+def test_torch_that_cannot_use_a_jetson_gpu_points_at_the_jetpack_build() -> None:
+    text = ("I installed torch from the aarch64 wheel on my Jetson Nano (JetPack 4.4 [L4T 32.4.3]). `import torch` "
+            "works, but `torch.cuda.is_available()` returns False.\n")
+    facts = read_paste(text).facts
+    assert facts.platform.machine == "aarch64" and facts.torch.is_available is False
+    lead = answer(_report(text)).lead
+    assert lead is not None and lead.code == "paste.jetson-torch"
+    jetpack = text.replace("`import torch` works, but `torch.cuda.is_available()` returns False.",
+                           "torch 2.1.0a0+41361538.nv23.06 is installed.")
+    assert "paste.jetson-torch" not in [c for c, _ in _codes(jetpack)]
