@@ -19,6 +19,7 @@ from gpudoctor.checks import (
     paste,
     paste_jetson,
     paste_jobs,
+    paste_kernels,
     paste_libraries,
     platform,
     toolkit,
@@ -55,6 +56,7 @@ CHECKS: List[Check] = [
     *paste_jobs.CHECKS,
     *paste_jetson.CHECKS,
     *paste_libraries.CHECKS,
+    *paste_kernels.CHECKS,
     *verify.CHECKS,
     *verify_distributed.CHECKS,
 ]

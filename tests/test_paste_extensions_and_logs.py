@@ -109,3 +109,13 @@ def test_torch_that_cannot_use_a_jetson_gpu_points_at_the_jetpack_build() -> Non
     jetpack = text.replace("`import torch` works, but `torch.cuda.is_available()` returns False.",
                            "torch 2.1.0a0+41361538.nv23.06 is installed.")
     assert "paste.jetson-torch" not in [c for c, _ in _codes(jetpack)]
+
+
+def test_flashinfer_on_a_gpu_older_than_its_kernels_is_named_as_the_layer() -> None:
+    env = ("```\nCUDA available: True\nGPU 0: Tesla T4\nPyTorch: 2.3.1+cu121\nsglang: 0.2.10\nflashinfer: 0.1.3\n```\n")
+    report = _report(env)
+    (found,) = [f for f in report.findings() if f.code == "paste.flashinfer-gpu"]
+    assert found.severity.value == "warning" and "sm_75" in found.summary and "sm_80" in found.summary
+    assert "--attention-backend triton" in (found.fix.text if found.fix else "")
+    assert "paste.flashinfer-gpu" not in [c for c, _ in _codes(env.replace("Tesla T4", "NVIDIA A100-SXM4-80GB"))]
+    assert "paste.flashinfer-gpu" not in [c for c, _ in _codes(env.replace("flashinfer: 0.1.3", "flashinfer: 0.5.2"))]
