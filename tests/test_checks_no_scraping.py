@@ -16,6 +16,8 @@ MATCHERS = frozenset({"search", "match", "fullmatch", "compile", "findall", "fin
 # (module, the pattern as written) -> why it may stay in the check.
 ALLOWED: Dict[Tuple[str, str], str] = {
     ("devices.py", "'^\\\\+?(\\\\d+)'"): "parses a CUDA_VISIBLE_DEVICES entry, a setting, not error text",
+    ("paste_jetson.py", "'\\\\+nv\\\\d|\\\\.nv\\\\d|a0\\\\+\\\\w+\\\\.nv'"):
+        "reads the local tag of a torch version (NVIDIA's Jetson builds), not error text",
     ("devices_map.py", "'(?:([0-9a-fA-F]+):)?([0-9a-fA-F]+):([0-9a-fA-F]+)\\\\.([0-7])'"):
         "parses a PCI bus id field to compare two numberings",
     ("devices_map.py", "'^\\\\+?(\\\\d+)'"): "parses a CUDA_VISIBLE_DEVICES entry, a setting, not error text",
