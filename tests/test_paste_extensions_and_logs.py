@@ -119,3 +119,35 @@ def test_flashinfer_on_a_gpu_older_than_its_kernels_is_named_as_the_layer() -> N
     assert "--attention-backend triton" in (found.fix.text if found.fix else "")
     assert "paste.flashinfer-gpu" not in [c for c, _ in _codes(env.replace("Tesla T4", "NVIDIA A100-SXM4-80GB"))]
     assert "paste.flashinfer-gpu" not in [c for c, _ in _codes(env.replace("flashinfer: 0.1.3", "flashinfer: 0.5.2"))]
+
+
+@pytest.mark.parametrize("text, code", [
+    ('OSError: [WinError 1455] \u9875\u9762\u6587\u4ef6\u592a\u5c0f\uff0c\u65e0\u6cd5\u5b8c\u6210\u64cd\u4f5c\u3002 Error loading '
+     '"D:\\\\v\\\\torch\\\\lib\\\\cublas64_11.dll" or one of its dependencies.\n', "paste.windows-paging-file"),
+    ("On boot I get an error that the NVIDIA kernel module is missing.\n", "paste.kernel-module-missing"),
+    ("sudo docker run --gpus all nvidia/cuda:9.0-base nvidia-smi\nunknown flag: --gpus\n", "paste.docker-gpus-flag"),
+    ("RuntimeError:\nThe detected CUDA version (11.7) mismatches the version that was used to compile\n"
+     "PyTorch (10.2). Please make sure to use the same CUDA versions.\n", "paste.extension-toolkit-mismatch"),
+    ("Starting it fails while importing torch: error loading fbgemm.dll (torch\\\\lib\\\\fbgemm.dll or one of its "
+     "dependencies).\n", "torch.import-failed"),
+    ("The openai-whisper dependency installed a Torch build without CUDA, so it runs on the CPU.\n", "paste.cpu-build"),
+])
+def test_messages_of_the_seventh_round_are_named(text: str, code: str) -> None:
+    assert answer(_report(text)).lead.code == code  # type: ignore[union-attr]
+
+
+def test_memory_in_use_with_no_process_listed_is_held_by_someone_else() -> None:
+    table = ("| NVIDIA-SMI 410.48                 Driver Version: 410.48                    |\n"
+             "|   0  Tesla P100-SXM2...  Off  | 00000000:05:00.0 Off |                    0 |\n"
+             "| N/A   36C    P0    41W / 300W |  12799MiB / 16280MiB |      0%      Default |\n"
+             "| Processes:                                                       GPU Memory |\n"
+             "|  GPU       PID   Type   Process name                             Usage      |\n"
+             "|=============================================================================|\n"
+             "+-----------------------------------------------------------------------------+\n")
+    facts = read_paste(table).facts
+    assert (facts.gpus[0].memory_used_mib, facts.gpus[0].memory_total_mib) == (12799, 16280)
+    assert answer(_report(table)).lead.code == "gpu.memory-held"  # type: ignore[union-attr]
+    listed = table.replace("|=============================================================================|\n",
+                           "|=============================================================================|\n"
+                           "|    0     23410      C   python                                     12789MiB |\n")
+    assert read_paste(listed).facts.gpus[0].memory_used_mib is None  # its own program: not someone else's memory

@@ -46,6 +46,22 @@ CAUSES: Dict[str, Cause] = {
                            "with native kernels (sm_XY) for this GPU so that no PTX has to be compiled.",
                            ("nvidia-smi", 'python -c "import torch; print(torch.__version__, torch.version.cuda, '
                             'torch.cuda.get_arch_list())"')),
+    "kernel-module-missing": Cause(E, "the NVIDIA kernel module is not built or not loaded for the running kernel (on a "
+                                      "new install most often Secure Boot refusing it, or the module not built for "
+                                      "this kernel)",
+                                   "Check whether Secure Boot is on and the module exists for the running kernel; "
+                                   "enroll the driver's key or turn Secure Boot off, or rebuild the module (akmods "
+                                   "on Fedora, dkms elsewhere), then reboot.",
+                                   ("mokutil --sb-state", "modinfo nvidia", "sudo dmesg | grep -i -E 'nvidia|secure'")),
+    "docker-gpus-flag": Cause(E, "the docker client is older than 19.03 and has no --gpus option (unknown flag: --gpus)",
+                              "Update the docker client (docker-ce-cli 19.03 or newer) to match the engine, or use the "
+                              "NVIDIA runtime the old way: docker run --runtime=nvidia.",
+                              ("docker version", "sudo apt-get install --only-upgrade docker-ce-cli")),
+    "extension-toolkit-mismatch": Cause(E, "building a CUDA extension: the CUDA toolkit (nvcc) is another CUDA major than "
+                                           "the one torch was built with",
+                                        "Install the CUDA toolkit of torch's CUDA and point CUDA_HOME at it, or install "
+                                        "a torch built for the toolkit's CUDA, then build again.",
+                                        ("nvcc --version", 'python -c "import torch; print(torch.version.cuda)"')),
     "secure-boot": Cause(E, "Secure Boot refuses the NVIDIA kernel module (Key was rejected by service), so the driver "
                             "never loads",
                          "Enroll the driver's signing key (the installer offers it; reboot and confirm it in the blue "
@@ -233,6 +249,9 @@ SHARED_CAUSE: Dict[str, str] = {
     "no-kernel-image": "gpu.arch-too-new",
     "gpu-too-old": "gpu.arch-too-old",
     "ptx-toolchain": "driver.too-old-for-torch",
+    "kernel-module-missing": "driver.not-loaded",
+    "docker-gpus-flag": "platform.container",
+    "extension-toolkit-mismatch": "toolkit.mismatch",
     "cudnn-version-mismatch": "libs.shadowed",
     "sm-incompatible": "gpu.arch-too-new",
     "not-compiled-with-cuda": "torch.cpu-build-on-gpu",

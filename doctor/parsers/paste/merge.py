@@ -85,6 +85,7 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
     gpus: List[Tuple[Optional[int], str, Observation]] = []
     mentioned: List[Tuple[Optional[int], str, Observation]] = []  # names in sentences: used when nothing else names one
     memories: List[int] = []
+    used: List[int] = []
     packages: Dict[str, Tuple[Distribution, Observation]] = {}
     extra: List[Tuple[str, str]] = []
     for obs in observations:
@@ -123,6 +124,8 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
             mentioned.append((None, obs.value, obs))
         elif path == "gpus.memory_total_mib":
             memories.append(obs.value)
+        elif path == "gpus.memory_used_mib":
+            used.append(obs.value)
         elif path == "packages":
             key = canonicalize_name(obs.value.name)
             if key not in packages:
@@ -137,7 +140,7 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
             extra.append((f"paste.line.{path}.{value if path == 'signature' else len(extra)}",
                           f"{obs.line}: {obs.quote}"))
     gpus = gpus or mentioned
-    facts = _apply(base, values, lists, _gpus(base, gpus, memories), packages)
+    facts = _apply(base, values, lists, _gpus(base, gpus, memories, used), packages)
     if env_vars:
         variables = facts.env.variables + tuple((name, value) for name, (value, _) in env_vars.items())
         facts = dataclasses.replace(facts, env=dataclasses.replace(facts.env, variables=tuple(sorted(variables))))
@@ -159,7 +162,8 @@ def _show(obs: Observation) -> str:
     return f"{value} ({where})"
 
 
-def _gpus(base: Facts, found: List[Tuple[Optional[int], str, Observation]], memories: List[int]) -> Tuple[Gpu, ...]:
+def _gpus(base: Facts, found: List[Tuple[Optional[int], str, Observation]], memories: List[int],
+          used: List[int]) -> Tuple[Gpu, ...]:
     if base.gpus or not found:
         return base.gpus
     seen: Dict[str, Gpu] = {}
@@ -172,7 +176,8 @@ def _gpus(base: Facts, found: List[Tuple[Optional[int], str, Observation]], memo
     out = []
     for i, gpu in enumerate(seen.values()):
         memory = memories[i] if i < len(memories) else None
-        out.append(dataclasses.replace(gpu, memory_total_mib=memory))
+        in_use = used[i] if i < len(used) else None
+        out.append(dataclasses.replace(gpu, memory_total_mib=memory, memory_used_mib=in_use))
     return tuple(out)
 
 

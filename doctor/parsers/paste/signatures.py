@@ -44,6 +44,9 @@ class Sig(enum.Enum):
     CUDNN_MISMATCH = "cudnn-version-mismatch"
     SECURE_BOOT = "secure-boot"
     PTX_TOOLCHAIN = "ptx-toolchain"
+    MODULE_MISSING = "kernel-module-missing"
+    DOCKER_GPUS_FLAG = "docker-gpus-flag"
+    EXT_TOOLKIT = "extension-toolkit-mismatch"
     PAGING_FILE = "windows-paging-file"
     GPU_LOST = "gpu-fell-off-the-bus"
     FLASH_ATTN_ARCH = "flash-attn-needs-ampere"
@@ -195,10 +198,20 @@ CATALOGUE: Tuple[Signature, ...] = (
        "another cuDNN, found first on the library path, shadows the one torch was built with", WARN),
     _s(Sig.PTX_TOOLCHAIN, "unsupported toolchain", r"the provided PTX was compiled with an unsupported toolchain",
        "the driver is older than the CUDA that compiled the PTX it must JIT-compile for this GPU", INIT),
+    _s(Sig.MODULE_MISSING, "module", r"NVIDIA kernel module (?:is )?(?:missing|not found|not loaded)|"
+       r"(?:Module|modprobe: FATAL: Module) nvidia not found|Kernel module nvidia not loaded",
+       "the NVIDIA kernel module is not built or not loaded for the running kernel"),
+    _s(Sig.DOCKER_GPUS_FLAG, "unknown flag: --gpus", r"unknown flag: --gpus",
+       "the docker client is older than 19.03 and has no --gpus option"),
+    _s(Sig.EXT_TOOLKIT, "mismatches the version that was used to compile",
+       r"The detected CUDA version \(\d+\.\d+\) mismatches the version that was used to compile",
+       "building a CUDA extension: the CUDA toolkit (nvcc) is another CUDA major than torch was built with"),
     _s(Sig.SECURE_BOOT, "could not insert", r"could not insert 'nvidia\w*': (?:Key was rejected by service|Required key not available)",
        "Secure Boot refuses the unsigned NVIDIA kernel module, so the driver never loads"),
-    _s(Sig.PAGING_FILE, "paging file", r"\[WinError 1455\]|The paging file is too small for this operation",
+    _s(Sig.PAGING_FILE, "1455", r"\[WinError 1455\]|The paging file is too small for this operation",
        "Windows could not map torch's CUDA DLLs: its paging file (virtual memory) is too small"),
+    _s(Sig.WIN_DLL, "dll", r"[Ee]rror loading \"?[^\"\n]*?\b\w+\.dll\b[^\n]*?or one of its dependencies",
+       "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
     _s(Sig.MATH_LIB_INIT, "status_", r"CUBLAS_STATUS_NOT_INITIALIZED|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_INITIALIZED",
        "cuBLAS or cuDNN could not start on the GPU: usually its memory was already used up; otherwise the library "
        "does not support this GPU"),

@@ -12,6 +12,7 @@ _SMI_HEAD = re.compile(r"NVIDIA-SMI\s+([\d.]+)\s+Driver Version:\s*([\d.]+)(?:\s
 _SMI_ROW = re.compile(
     r"^\|\s*(\d{1,2})\s+(.+?)\s+(On|Off|WDDM|TCC)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)"
 )
+_SMI_PROCESS = re.compile(r"^\|\s+\d+\s+(?:\S+\s+\S+\s+)?\d+\s+[CG](?:\+G)?\s+\S")  # a listed GPU process
 _SMI_MEM = re.compile(r"\|\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|")
 _SMI_L = re.compile(r"^\s*GPU\s+(\d{1,2}):\s+(.+?)\s*\(UUID:\s*(GPU-[0-9a-fA-F-]+)\)")
 _NVCC = re.compile(r"Cuda compilation tools, release (\d+\.\d+), V([\d.]+)")
@@ -25,10 +26,20 @@ _CC_TUPLE = re.compile(r"^\s*\((\d{1,2}),\s*(\d)\)\s*$")
 
 
 def nvidia_smi(segment: Segment) -> Iterator[Observation]:
-    """The nvidia-smi header and GPU rows, and `nvidia-smi -L` lines."""
+    """The nvidia-smi header and GPU rows, and `nvidia-smi -L` lines; memory in use only when the table's process
+    list is shown empty, so that the memory is someone else's (a program's own use is listed as its process)."""
     in_table = False
+    used: list[tuple[int, Line]] = []
+    processes: Optional[int] = None  # rows under "Processes:", once that header is seen
     for line in segment.lines:
         text = line.text
+        if in_table and "Processes:" in text:
+            processes = 0
+            continue
+        if processes is not None:
+            if _SMI_PROCESS.match(text):
+                processes += 1
+            continue
         if "NVIDIA-SMI" in text:
             m = _SMI_HEAD.search(text)
             if m:
@@ -46,11 +57,15 @@ def nvidia_smi(segment: Segment) -> Iterator[Observation]:
             m = _SMI_MEM.search(text)
             if m:
                 yield observe("gpus.memory_total_mib", int(m.group(2)), segment, line, "nvidia-smi")
+                used.append((int(m.group(1)), line))
             continue
         if text.lstrip().startswith("GPU ") and "UUID" in text:
             m = _SMI_L.match(text)
             if m:
                 yield observe("gpus", (int(m.group(1)), m.group(2).strip()), segment, line, "nvidia-smi -L")
+    if processes == 0:
+        for mib, at in used:
+            yield observe("gpus.memory_used_mib", mib, segment, at, "nvidia-smi")
 
 
 def nvcc(segment: Segment) -> Iterator[Observation]:
