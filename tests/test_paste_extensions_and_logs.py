@@ -151,3 +151,28 @@ def test_memory_in_use_with_no_process_listed_is_held_by_someone_else() -> None:
                            "|=============================================================================|\n"
                            "|    0     23410      C   python                                     12789MiB |\n")
     assert read_paste(listed).facts.gpus[0].memory_used_mib is None  # its own program: not someone else's memory
+
+
+@pytest.mark.parametrize("text, code", [
+    ("ImportError: /home/u/.local/lib/python3.10/site-packages/sgl_kernel/common_ops.abi3.so: undefined symbol: "
+     "_ZN3c104cuda9SetDeviceEa\n", "paste.extension-abi"),
+    ("RuntimeError: Detected that PyTorch and torch_scatter were compiled with different CUDA versions. PyTorch has "
+     "CUDA version 10.1 and torch_scatter has CUDA version 10.2.\n", "paste.extension-abi"),
+    ("OSError: libtorch_cuda_cu.so: cannot open shared object file: No such file or directory\n", "paste.extension-abi"),
+    ("It looks like a non-CUDA torch was downloaded and replaced the one I had.\n", "paste.cpu-build"),
+    ("When installing the node it installs Torch for CPU.\n", "paste.cpu-build"),
+])
+def test_messages_of_the_eighth_round_are_named(text: str, code: str) -> None:
+    assert answer(_report(text)).lead.code == code  # type: ignore[union-attr]
+
+
+def test_an_ipython_session_and_a_prose_docker_command_are_read() -> None:
+    session = ("$ sudo docker run -t -i floydhub/pytorch:latest-gpu-py3 ipython\nIn [1]: import torch\n\n"
+               "In [2]: torch.cuda.is_available()\nOut[2]: False\n")
+    facts = read_paste(f"```\n{session}```\n").facts
+    assert facts.torch.is_available is False
+    assert answer(_report(f"```\n{session}```\n")).lead.code == "platform.container"  # type: ignore[union-attr]
+    prose = ("I started it with:\n\ndocker run -d -it -p 8848:8888 --name lab gpu-jupyter\n\nbut inside it "
+             "\"torch.cuda.is_available()\" returns \"False\".\n")
+    assert "platform.container" in [c for c, _ in _codes(prose)]
+    assert "platform.container" not in [c for c, _ in _codes("docker run is new to me and torch works fine.\n")]

@@ -180,8 +180,7 @@ CAUSES: Dict[str, Cause] = {
                                "Uninstall torch until pip finds none left (an interrupted upgrade or two installs in "
                                "one folder leave files behind), then install it once.",
                                ("pip uninstall -y torch", "pip uninstall -y torch", *REINSTALL)),
-    "extension-abi": Cause(E, "a compiled extension was built against another torch than the installed one (a C++ "
-                              "symbol of torch is undefined)",
+    "extension-abi": Cause(E, "a compiled extension was built for another torch or CUDA than the installed ones",
                            "Reinstall the extension built for the installed torch version and CUDA (for mmcv, the "
                            "mmcv wheel index of that torch/CUDA pair), or rebuild it from source against this torch.",
                            ("pip list | grep -i -E 'torch|mmcv|apex|detectron2|xformers|flash'",)),

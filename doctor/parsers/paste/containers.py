@@ -146,6 +146,10 @@ def _compose_file(segment: Segment) -> Iterator[Observation]:
     yield observe("platform.container", "docker", segment, start, "compose file")
 
 
+# a line of prose that is a command all the same: it starts with the command and carries options
+_PROSE_COMMAND = re.compile(r"^\s*(?:sudo\s+)?(?:docker|podman)\s+(?:container\s+)?run\s+(?:-{1,2}[\w-]+[= ]?\S*\s+)+\S")
+
+
 def container_runs(segment: Segment) -> Iterator[Observation]:
     """Each container start command and compose service file of a segment, and lines saying no GPU was found."""
     lines = segment.lines
@@ -155,7 +159,8 @@ def container_runs(segment: Segment) -> Iterator[Observation]:
         i = 0
         while i < len(lines):
             line = lines[i]
-            m = _RUN.match(line.text) if segment.kind is not Kind.PROSE or line.text.lstrip()[:1] in "$#❯" else None
+            m = _RUN.match(line.text) if (segment.kind is not Kind.PROSE or line.text.lstrip()[:1] in "$#❯"
+                                          or _PROSE_COMMAND.match(line.text)) else None
             if m:
                 joined, last = _logical(lines, i)
                 found = _RUN.match(joined)

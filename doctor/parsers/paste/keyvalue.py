@@ -3,6 +3,7 @@ Ultralytics checks) and for `python -c "import torch; print(...)"` one-liners wi
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Dict, Iterator, List, Optional, Tuple
 
@@ -37,6 +38,8 @@ _UUID = re.compile(r"\s*\(UUID:[^)]*\)")
 _SPACES = re.compile(r"\s+")
 _COMMENTED = re.compile(r"\)\s*#\s*(?:returns?|prints?|gives?|->|=>|=|is|output:?)?\s*[`'\"]?([\w.+]+)", re.I)
 _FSTRING_FIELD = re.compile(r"\{([^{}:!]+)[^{}]*\}")
+_IPYTHON_IN = re.compile(r"^\s*In \[\d+\]:\s*")
+_IPYTHON_OUT = re.compile(r"^\s*Out\[\d+\]:\s*")
 _PRINT = re.compile(r"print\((.*)\)")
 _EXPRS: Tuple[Tuple[str, str], ...] = (
     ("torch.__version__", "torch.version"),
@@ -267,7 +270,7 @@ def one_liners(segment: Segment) -> Iterator[Observation]:
     """`python -c "...print(torch.x, torch.y)"` and `>>> torch.x` lines, read against the output line after them."""
     lines = segment.lines
     for i, line in enumerate(lines):
-        text = line.text
+        text = _IPYTHON_IN.sub(">>> ", line.text) if "In [" in line.text else line.text  # IPython's prompt
         if "torch" not in text or not ("print(" in text or text.lstrip().startswith(">>>")):
             continue
         paths = _exprs(text.split("#", 1)[0] if "#" in text else text)
@@ -281,6 +284,8 @@ def one_liners(segment: Segment) -> Iterator[Observation]:
         if not any(paths) or i + 1 >= len(lines):
             continue
         out = lines[i + 1]
+        if out.text.lstrip().startswith("Out["):
+            out = dataclasses.replace(out, text=_IPYTHON_OUT.sub("", out.text))
         if paths == ["torch.cuda"] and text.lstrip().startswith(">>>") and out.text.lstrip().startswith(">>>"):
             # the REPL echoes nothing for None: `>>> torch.version.cuda` followed by the next prompt
             yield observe("torch.cuda_compiled", False, segment, line, "python REPL")

@@ -151,9 +151,13 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.TORCHAUDIO_ABI, "undefined symbol", r"(?:libtorchaudio\w*\.so|_torch_sox[\w.-]*\.so|torchaudio[/\\][^\s:]*\.(?:so|pyd))"
        r"[^\n]*undefined symbol",
        "torchaudio was built for another torch release than the installed one (undefined symbol)"),
+    _s(Sig.EXTENSION_ABI, "compiled with different cuda", r"PyTorch and (?!torchvision\b)\w+ were compiled with different CUDA",
+       "a compiled extension was built for another CUDA than the installed torch"),
+    _s(Sig.EXTENSION_ABI, "libtorch_cuda_", r"libtorch_cuda_(?:cu|cpp)\.so: cannot open shared object file",
+       "an extension built for torch 1.8-1.12 (whose CUDA library was split in two) runs on another torch"),
     _s(Sig.TORCH_FILES_MIXED, "undefined symbol", r"(?:libtorch\w*|libc10\w*|torch[/\\]_C[\w.-]*)\.so[^\n]*undefined symbol: _ZN",
        "torch's own libraries do not match each other: files of two torch versions are mixed", IMPORT),
-    _s(Sig.EXTENSION_ABI, "undefined symbol", r"(?:^|[\s/\\'\"])(?!libtorch|libc10|libcaffe2|libshm)[\w-]+(?:\.cpython[\w.-]*)?\.(?:so|pyd)\b"
+    _s(Sig.EXTENSION_ABI, "undefined symbol", r"(?:^|[\s/\\'\"])(?!libtorch|libc10|libcaffe2|libshm)[\w-]+(?:\.(?:cpython|abi3)[\w.-]*)?\.(?:so|pyd)\b"
        r"[^\n]*undefined symbol: _ZN\d*(?:at|c10|caffe2|torch)\d",
        "a compiled extension was built against another torch than the installed one (a C++ symbol of torch is undefined)"),
     _s(Sig.XFORMERS_MISMATCH, "xformers was built for", r"xFormers was built for",
@@ -220,7 +224,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDA_UNAVAILABLE, "available", r"GPUAccelerator can not run on your system|"
        r"User provided device_type of .cuda., but CUDA is not available|"
        r"on a CUDA device but torch\.cuda\.is_available\(\) is False|\bCUDA is not available|"
-       r"torch\.cuda\.is_available\(\)`?\s*(?:still\s+)?(?:returns?|is|=+|:|gives|prints|shows)\s*[`*]*False", _UNAVAILABLE),
+       r"torch\.cuda\.is_available\(\)[`\"']?\s*(?:still\s+)?(?:returns?|is|=+|:|gives|prints|shows)\s*[`*\"']*False", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "not able to use gpu", r"Torch is not able to use GPU", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cuda driver initialization failed", r"CUDA driver initialization failed", _UNAVAILABLE),
