@@ -11,6 +11,7 @@ from gpudoctor.checks.platform import INSTALL_LINKS, driver_build, nvidia_presen
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.support import vendors
 from gpudoctor.facts import Facts
+from gpudoctor.facts.derive import derived
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check
 
@@ -60,7 +61,7 @@ def _rocm_fix(facts: Facts, text: str, command: Optional[str]) -> Fix:
 @check("torch.cuda-build-on-amd", "CUDA build of torch on an AMD machine")
 def cuda_on_amd(facts: Facts) -> Iterator[Finding]:
     t = facts.torch
-    said = _NO_DRIVER_TEXT in (t.init_error or "").lower()
+    said = _NO_DRIVER_TEXT in (t.init_error or "").lower() or derived(facts).driver_found_version is not None
     version = pk.torch_version(facts) or ""
     asked = _failing_from_index(facts, version, "cu")
     if not said and not asked:  # torch that says it has no NVIDIA driver is installed and a CUDA build

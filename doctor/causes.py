@@ -86,6 +86,9 @@ CONSEQUENCES: Mapping[str, Tuple[str, ...]] = {
     # GPU request the driver is not this process's to load: no driver there is the platform's doing
     "driver.not-loaded": ("paste.secure-boot", "platform.container", "platform.wsl", "paste.job-without-gpu"),
     "paste.no-device": ("platform.container",),
+    # a CUDA torch on a machine whose GPU is AMD reads any NVIDIA driver there as too old, or finds none
+    "paste.driver-too-old": ("torch.cuda-build-on-amd",),
+    "driver.too-old-for-torch": ("torch.cuda-build-on-amd",),
     "paste.libcuda-missing": ("platform.container",),
     # pasted messages whose cause a structural check judges, when it is not the one their ``cause`` names
     "paste.no-kernel-image": ("gpu.arch-too-old",),

@@ -176,3 +176,18 @@ def test_an_ipython_session_and_a_prose_docker_command_are_read() -> None:
              "\"torch.cuda.is_available()\" returns \"False\".\n")
     assert "platform.container" in [c for c, _ in _codes(prose)]
     assert "platform.container" not in [c for c, _ in _codes("docker run is new to me and torch works fine.\n")]
+
+
+def test_a_cuda_torch_that_calls_the_driver_too_old_on_an_amd_machine_is_the_wrong_build() -> None:
+    text = ("I installed it on an AMD GPU (RX 580) and I don't have an NVIDIA GPU.\n```\n>>> torch.cuda.is_available()\n"
+            "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 10010).\n"
+            "False\n```\n")
+    report = _report(text)
+    lead = answer(report).lead
+    assert lead is not None and lead.code == "torch.cuda-build-on-amd"
+
+
+def test_the_container_toolkit_timing_out_on_the_driver_is_named() -> None:
+    text = ("```\nI1213 22:59:16.815216 16353 driver.c:134] starting driver service\n"
+            "W1213 22:59:41.850347 16347 driver.c:195] terminating driver service (forced)\n```\n")
+    assert answer(_report(text)).lead.code == "paste.container-toolkit-timeout"  # type: ignore[union-attr]

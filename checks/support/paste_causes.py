@@ -53,6 +53,14 @@ CAUSES: Dict[str, Cause] = {
                                    "enroll the driver's key or turn Secure Boot off, or rebuild the module (akmods "
                                    "on Fedora, dkms elsewhere), then reboot.",
                                    ("mokutil --sb-state", "modinfo nvidia", "sudo dmesg | grep -i -E 'nvidia|secure'")),
+    "container-toolkit-timeout": Cause(E, "the NVIDIA Container Toolkit timed out asking the driver about the GPUs "
+                                          "(terminating driver service (forced)): most often GPUs in exclusive-process "
+                                          "mode held by other processes, or a driver slow to wake without persistence "
+                                          "mode",
+                                       "Check the GPUs' compute mode and who holds them; set the default compute mode "
+                                       "or stop the holders, and keep the driver loaded with the persistence daemon.",
+                                       ("nvidia-smi -q -d COMPUTE", "nvidia-smi", "sudo systemctl enable --now "
+                                        "nvidia-persistenced")),
     "docker-gpus-flag": Cause(E, "the docker client is older than 19.03 and has no --gpus option (unknown flag: --gpus)",
                               "Update the docker client (docker-ce-cli 19.03 or newer) to match the engine, or use the "
                               "NVIDIA runtime the old way: docker run --runtime=nvidia.",
@@ -250,6 +258,7 @@ SHARED_CAUSE: Dict[str, str] = {
     "ptx-toolchain": "driver.too-old-for-torch",
     "kernel-module-missing": "driver.not-loaded",
     "docker-gpus-flag": "platform.container",
+    "container-toolkit-timeout": "gpu.exclusive-mode",
     "extension-toolkit-mismatch": "toolkit.mismatch",
     "cudnn-version-mismatch": "libs.shadowed",
     "sm-incompatible": "gpu.arch-too-new",

@@ -46,6 +46,7 @@ class Sig(enum.Enum):
     PTX_TOOLCHAIN = "ptx-toolchain"
     MODULE_MISSING = "kernel-module-missing"
     DOCKER_GPUS_FLAG = "docker-gpus-flag"
+    TOOLKIT_TIMEOUT = "container-toolkit-timeout"
     EXT_TOOLKIT = "extension-toolkit-mismatch"
     PAGING_FILE = "windows-paging-file"
     GPU_LOST = "gpu-fell-off-the-bus"
@@ -205,6 +206,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.MODULE_MISSING, "module", r"NVIDIA kernel module (?:is )?(?:missing|not found|not loaded)|"
        r"(?:Module|modprobe: FATAL: Module) nvidia not found|Kernel module nvidia not loaded",
        "the NVIDIA kernel module is not built or not loaded for the running kernel"),
+    _s(Sig.TOOLKIT_TIMEOUT, "terminating driver service", r"terminating driver service \(forced\)",
+       "the NVIDIA Container Toolkit gave up waiting for the driver to answer about the GPUs"),
     _s(Sig.DOCKER_GPUS_FLAG, "unknown flag: --gpus", r"unknown flag: --gpus",
        "the docker client is older than 19.03 and has no --gpus option"),
     _s(Sig.EXT_TOOLKIT, "mismatches the version that was used to compile",
