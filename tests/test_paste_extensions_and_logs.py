@@ -191,3 +191,31 @@ def test_the_container_toolkit_timing_out_on_the_driver_is_named() -> None:
     text = ("```\nI1213 22:59:16.815216 16353 driver.c:134] starting driver service\n"
             "W1213 22:59:41.850347 16347 driver.c:195] terminating driver service (forced)\n```\n")
     assert answer(_report(text)).lead.code == "paste.container-toolkit-timeout"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("text, code", [
+    ('"/env/site-packages/detectron2/_C.cpython-36m-x86_64-linux-gnu.so: undefined symbol: '
+     '_ZNK2at10TensorBase8data_ptrIdEEPT_v"\n', "paste.extension-abi"),
+    ("RuntimeError: Couldn't load custom C++ ops. This can happen if your PyTorch and torchvision versions are "
+     "incompatible.\n", "paste.torchvision-nms"),
+    ('[WinError 1114] A dynamic link library (DLL) initialization routine failed. Error loading "...\\\\c10.dll" or '
+     "one of its dependencies.\n", "torch.import-failed"),
+    ("`AssertionError: Torch not compiled with CUDA enabled` - please fall back to mps for those of us on an M1.\n",
+     "paste.macos-no-cuda"),
+    ("按 requirements.txt 安装时装上的 torch 默认是 CPU 版本，所以 torch.cuda.is_available() 一直返回 False。\n", "paste.cpu-build"),
+    ("- **Device:** NVIDIA Jetson Orin Nano Super\n- **bitsandbytes:** 0.46.1 (PyPI aarch64 wheel)\n"
+     "RuntimeError: Error named symbol not found at line 233 in file /src/csrc/ops.cu\n", "paste.bitsandbytes-gpu"),
+])
+def test_messages_of_the_ninth_and_tenth_rounds_are_named(text: str, code: str) -> None:
+    assert answer(_report(text)).lead.code == code  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("text", [
+    "RuntimeError:\n        An attempt has been made to start a new process before the\n        current process has finished "
+    "its bootstrapping phase.\n",
+    "(VllmWorkerProcess pid=332367) INFO 06-30 18:37:30 model_runner.py:160] Loading model weights took 17.9828 GB\n",
+])
+def test_messages_only_a_working_gpu_or_user_code_prints_are_a_healthy_environment(text: str) -> None:
+    report = _report(f"```\n{text}```\n")
+    assert not [f for f in report.findings() if f.severity.value in ("error", "warning")]
+    assert "The CUDA environment itself works" in render_answer(report, markdown=False)

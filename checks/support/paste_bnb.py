@@ -8,7 +8,7 @@ from typing import Iterator, List, Optional, Tuple
 from gpudoctor.checks.support.paste_flash import marked, severity
 from gpudoctor.checks.support.paste_layers import gpu_capabilities
 from gpudoctor.compat import bitsandbytes as bnb
-from gpudoctor.compat.base import version_tuple
+from gpudoctor.compat.base import Confidence, version_tuple
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 
@@ -46,6 +46,10 @@ def findings(version: str, facts: Facts) -> Iterator[Finding]:
             return
     floors = bnb.gpu_floors(version, library, aarch64)
     gpus = gpu_capabilities(facts)
+    tegra = [(gpu, cc) for gpu, cc in gpus if cc in _TEGRA]
+    if aarch64 and tegra:
+        yield _tegra(version, tegra)
+        return
     for floor in floors:
         old = [(gpu, cc) for gpu, cc in gpus if cc < floor.floor]
         if old:
@@ -64,6 +68,28 @@ def findings(version: str, facts: Facts) -> Iterator[Finding]:
             fix=Fix("Load the model in 4-bit (load_in_4bit=True, NF4) instead of load_in_8bit on this GPU."),
             links=(LINK,), evidence=("packages", "gpus"),
         )
+
+
+# Jetson (Tegra) GPUs run only kernels built for exactly their architecture: sm_80/86 code does not run on sm_87
+_TEGRA = frozenset({(5, 3), (6, 2), (7, 2), (8, 7)})
+_TEGRA_SOURCE = ("torch's DEVICE_REQUIREMENT table (Tegra parts run only their own cubins) and "
+                 "bitsandbytes-foundation/bitsandbytes#1930 (the PyPI aarch64 wheels have no sm_87)")
+
+
+def _tegra(version: str, tegra: List[Tuple[str, Tuple[int, int]]]) -> Finding:
+    listing = ", ".join(f"{gpu} (sm_{cc[0]}{cc[1]})" for gpu, cc in tegra)
+    return Finding(
+        code=CODE, severity=Severity.WARNING,
+        summary=f"bitsandbytes {version}'s aarch64 wheels are built for server ARM GPUs and have no kernels for the "
+                f"Jetson's integrated GPU: {listing}",
+        detail=(f"observed: bitsandbytes {version} on aarch64 with {listing}\nrequired: kernels built for exactly "
+                f"that architecture; a Jetson GPU cannot run kernels built for sm_80/sm_86 "
+                f"{marked(Confidence.SECONDARY, _TEGRA_SOURCE)}. It fails at the first kernel launch "
+                "(\"named symbol not found\")."),
+        fix=Fix("Build bitsandbytes from source on the Jetson for its architecture (cmake -DCOMPUTE_BACKEND=cuda "
+                "-DCOMPUTE_CAPABILITY=87), or use a jetson-containers image that ships it built for the board."),
+        links=(LINK,), evidence=("packages", "gpus", "platform.machine"),
+    )
 
 
 def _no_library(version: str, cuda: CudaXY, builds: bnb.CudaBuilds) -> Finding:

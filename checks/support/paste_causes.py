@@ -139,7 +139,7 @@ CAUSES: Dict[str, Cause] = {
                                     "Use an index below torch.cuda.device_count(); CUDA_VISIBLE_DEVICES renumbers the "
                                     "visible GPUs from 0.",
                                     ('python -c "import torch; print(torch.cuda.device_count())"', "echo $CUDA_VISIBLE_DEVICES")),
-    "torchvision-nms": Cause(E, "torchvision was built for a different torch (operator torchvision::nms does not exist)",
+    "torchvision-nms": Cause(E, "torchvision was built for a different torch: its C++ operators (torchvision::nms) do not load",
                              "Install the torchvision release that pairs with the installed torch, from the same index.",
                              REINSTALL),
     "shadowed-cuda-libs": Cause(E, "a CUDA library on LD_LIBRARY_PATH shadows the one in torch's own nvidia-* wheels "
@@ -230,6 +230,14 @@ CAUSES: Dict[str, Cause] = {
     "device-side-assert": Cause(NOTE, "the CUDA environment works: a kernel assertion failed in the code",
                                 "Not an installation problem: run with CUDA_LAUNCH_BLOCKING=1 to find the failing "
                                 "operation (usually an index or label out of range).", ("CUDA_LAUNCH_BLOCKING=1 python train.py",)),
+    "spawn-without-main-guard": Cause(NOTE, "the CUDA environment is not involved: worker processes start by spawn "
+                                            "and the script has no if __name__ == '__main__': guard",
+                                      "Not an installation problem: put the script's top-level code under "
+                                      "if __name__ == '__main__': (DataLoader workers re-import the main module on "
+                                      "Windows and macOS), or set num_workers=0.", ()),
+    "model-loaded-on-gpu": Cause(NOTE, "the CUDA environment works: vLLM loaded the model's weights onto the GPU",
+                                 "Not an installation problem: what fails comes after the weights are on the GPU "
+                                 "(memory for the KV cache, the model's size for the GPUs, a setting).", ("nvidia-smi",)),
     "tensors-on-different-devices": Cause(NOTE, "the CUDA environment works: the code mixes CPU and GPU tensors",
                                           "Not an installation problem: move the model and every input to the same "
                                           "device.", ()),

@@ -96,6 +96,11 @@ def _warning_signals(segment: Segment) -> Iterator[Observation]:
         yield observe("torch.warnings", warning, segment, anchor, "torch warning")
 
 
+# a DLL torch ships (torch\lib): a Windows error loading one is an error importing torch
+_TORCH_DLL = re.compile(r"torch|\b(?:c10(?:_cuda)?|fbgemm|caffe2_nvrtc|asmjit|libiomp5md|uv|cudnn\w*|cublas\w*|cufft\w*|"
+                        r"cusparse\w*|cusolver\w*|curand\w*|nvrtc\w*|cudart\w*|zlibwapi)\.dll", re.I)
+
+
 def _derive(facts: Facts, found: Tuple[Sig, ...]) -> Facts:
     """What the observed values imply: an installed torch, a CPU build, the platform of a DLL error."""
     torch, platform = facts.torch, facts.platform
@@ -112,7 +117,7 @@ def _derive(facts: Facts, found: Tuple[Sig, ...]) -> Facts:
     if Sig.WIN_DLL in found:
         if platform.system is None:
             platform = dataclasses.replace(platform, system="Windows")
-        if torch.installed is None and "torch" in (torch.import_error or ""):
+        if torch.installed is None and _TORCH_DLL.search(torch.import_error or ""):
             torch = dataclasses.replace(torch, installed=True)
     return dataclasses.replace(facts, torch=torch, platform=platform)
 

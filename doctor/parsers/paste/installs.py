@@ -22,10 +22,11 @@ _WHEEL = re.compile(r"(?:(/whl/(?:nightly/)?(cpu|cu\d{2,3}|rocm[\d.]+)/))?(?:[^\
                     r"(?:(?:%2B|\+)([\w.]+))?-cp\d+-[\w]+-(\w+)\.whl", re.I)
 _CPU_WORDS = re.compile(r"(?:\bcpu[- ]only\b|\bcpu (?:version|build|wheel)\b|`?\+cpu`?(?:\s+build)?\b|"
                         r"\b(?:build|version|wheel|package)s? without (?:cuda|gpu)(?: support)?\b|"
-                        r"\bnon-?cuda (?:torch|pytorch|build|version|wheel)\b|\b(?:py)?torch for (?:the )?cpu\b)", re.I)
+                        r"\bnon-?cuda (?:torch|pytorch|build|version|wheel)\b|\b(?:py)?torch for (?:the )?cpu\b|"
+                        r"cpu\s*(?:版本|版))", re.I)
 _TORCH_WORD = re.compile(r"\b(?:py)?torch\b|torch\.__version__", re.I)
 _LATER = re.compile(r"\b(?:after(?:wards)?|now|since then|then|became|replaced|changes?d?|switched|turned into|"
-                    r"downgraded|ended up|install(?:s|ed)|pulled(?: in)?|pulls in|brought in)\b", re.I)
+                    r"downgraded|ended up|install(?:s|ed)|pulled(?: in)?|pulls in|brought in)\b|安装|装上|默认", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|n't|instead of|rather than|never|without)\b[^.]{0,20}$", re.I)
 # a command line itself (what was asked for, not what is there), or an index URL that names a build
 _COMMAND = re.compile(r"^\s*(?:[$>]\s*)?(?:python3?\s+-m\s+)?(?:pip3?|uv(?:\s+pip)?|conda|mamba)\s+install\b|"

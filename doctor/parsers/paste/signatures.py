@@ -64,6 +64,8 @@ class Sig(enum.Enum):
     OUT_OF_MEMORY = "out-of-memory"
     DEVICE_ASSERT = "device-side-assert"
     DEVICE_MISMATCH = "tensors-on-different-devices"
+    SPAWN_GUARD = "spawn-without-main-guard"
+    GPU_LOADED = "model-loaded-on-gpu"
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "Docker has no GPU runtime: the NVIDIA Container Toolkit is not installed or not configured"),
     _s(Sig.INVALID_ORDINAL, "invalid device ordinal", r"invalid device ordinal",
        "the code asks for a GPU index that this process cannot see (CUDA_VISIBLE_DEVICES or the device count)"),
+    _s(Sig.TORCHVISION_NMS, "custom c++ ops", r"Couldn't load custom C\+\+ ops",
+       "torchvision was built for a different torch", "torchvision.import_error"),
     _s(Sig.TORCHVISION_NMS, "torchvision::", r"(?:operator torchvision::nms does not exist|No such operator torchvision::\w+|"
        r"Could not run 'torchvision::\w+' with arguments from the 'CUDA' backend)",
        "torchvision was built for a different torch", "torchvision.import_error"),
@@ -156,10 +160,10 @@ CATALOGUE: Tuple[Signature, ...] = (
        "a compiled extension was built for another CUDA than the installed torch"),
     _s(Sig.EXTENSION_ABI, "libtorch_cuda_", r"libtorch_cuda_(?:cu|cpp)\.so: cannot open shared object file",
        "an extension built for torch 1.8-1.12 (whose CUDA library was split in two) runs on another torch"),
-    _s(Sig.TORCH_FILES_MIXED, "undefined symbol", r"(?:libtorch\w*|libc10\w*|torch[/\\]_C[\w.-]*)\.so[^\n]*undefined symbol: _ZN",
+    _s(Sig.TORCH_FILES_MIXED, "undefined symbol", r"(?:libtorch\w*|libc10\w*|torch[/\\]_C[\w.-]*)\.so[^\n]*undefined symbol: _ZNK?",
        "torch's own libraries do not match each other: files of two torch versions are mixed", IMPORT),
     _s(Sig.EXTENSION_ABI, "undefined symbol", r"(?:^|[\s/\\'\"])(?!libtorch|libc10|libcaffe2|libshm)[\w-]+(?:\.(?:cpython|abi3)[\w.-]*)?\.(?:so|pyd)\b"
-       r"[^\n]*undefined symbol: _ZN\d*(?:at|c10|caffe2|torch)\d",
+       r"[^\n]*undefined symbol: _ZNK?\d*(?:at|c10|caffe2|torch)\d",
        "a compiled extension was built against another torch than the installed one (a C++ symbol of torch is undefined)"),
     _s(Sig.XFORMERS_MISMATCH, "xformers was built for", r"xFormers was built for",
        "xformers was built for a different torch, CUDA or Python than the installed ones"),
@@ -248,6 +252,12 @@ CATALOGUE: Tuple[Signature, ...] = (
        "max_model_len, tensor parallelism)", healthy=True),
     _s(Sig.DEVICE_ASSERT, "device-side assert", r"device-side assert triggered",
        "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
+    _s(Sig.SPAWN_GUARD, "bootstrapping phase", r"start a new process before the\s*(?:current process has finished its "
+       r"bootstrapping phase)?|current process has finished its bootstrapping phase",
+       "the GPU stack is not involved: worker processes start by spawn (Windows, macOS) and the script lacks the "
+       "if __name__ == '__main__': guard", healthy=True),
+    _s(Sig.GPU_LOADED, "loading model weights took", r"Loading model weights took \d+(?:\.\d+)? ?GB",
+       "the GPU works: vLLM loaded the model's weights onto it", healthy=True),
     _s(Sig.DEVICE_MISMATCH, "expected all tensors", r"Expected all tensors to be on the same device",
        "the GPU works; the code mixes CPU and GPU tensors", healthy=True),
 )

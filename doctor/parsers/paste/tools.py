@@ -160,7 +160,7 @@ _LINUX_PATH = re.compile(r"(?:^|[\s\"'(])/(?:usr|home|opt|root|data|workspace|mn
 _MACHINE = re.compile(r"\b(x86_64|aarch64|AMD64|arm64)\b")
 _VISIBLE = re.compile(r"(?:^|[\s;'\"(])(?:export\s+)?CUDA_VISIBLE_DEVICES=(['\"]?)([\w,-]*)\1(?=\s|$)")
 _MACOS = re.compile(r"\bmacOS[- ]\d+|Darwin Kernel|\barm64-arm-64bit\b|/opt/homebrew/|(?:^|[\s\"'(])/Users/[^/\s]+/|"
-                    r"\bMacBook\b|\bApple M[1-9]\b|\bM[1-9] (?:Pro|Max|Ultra) [Cc]hip|\b[Mm]ac ?M[1-9]\b|\bM[1-9] [Mm]ac\b|"
+                    r"\bMacBook\b|\bApple M[1-9]\b|\b(?:on|with|have|has|using) an? M[1-9](?: (?:Pro|Max|Ultra))?\b|\bM[1-9] (?:Pro|Max|Ultra) [Cc]hip|\b[Mm]ac ?M[1-9]\b|\bM[1-9] [Mm]ac\b|"
                     r"\bApple [Ss]ilicon\b|\bmacosx_\d+_\d+_(?:arm64|x86_64|universal2)\b|\bosx-(?:arm64|64)\b|"
                     r"-apple-darwin\d*\b|\bMac ?(?:mini|Studio|Pro)\b|\biMac\b|\bMac OS X\b|"
                     r"\bmacOS (?:Sonoma|Ventura|Monterey|Big Sur|Sequoia|Tahoe)\b|\w\.dylib\b")
@@ -240,6 +240,9 @@ def batch_jobs(segment: Segment) -> Iterator[Observation]:
 _JETSON = re.compile(r"\bJetson\b|\bJetPack\b|\bL4T\b|\bnvidia-l4t\b|\btegra\b", re.I)
 
 
+_JETSON_BOARD = re.compile(r"\bJetson\s+((?:AGX\s+|Orin\s+|Xavier\s+|Nano\s*|TX[12]\s*|NX\s*|Thor\s*)+)")
+
+
 def jetson(segment: Segment) -> Iterator[Observation]:
     """An NVIDIA Jetson (Tegra) board: its torch must be built for JetPack, and it is Linux on aarch64."""
     for line in segment.lines:
@@ -249,4 +252,7 @@ def jetson(segment: Segment) -> Iterator[Observation]:
             yield observe("jetson", text.strip()[:200], segment, line, "Jetson")
             yield observe("platform.machine", "aarch64", segment, line, "Jetson")
             yield observe("platform.system", "Linux", segment, line, "Jetson")
+            board = _JETSON_BOARD.search(text)
+            if board:  # the board is the GPU: its name gives the compute capability
+                yield observe("gpus", (None, "NVIDIA Jetson " + " ".join(board.group(1).split())), segment, line, "Jetson")
             return
