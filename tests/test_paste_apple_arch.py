@@ -145,3 +145,12 @@ def test_xformers_refusing_an_old_gpu_is_not_a_missing_cuda_extension() -> None:
             "`flshattF` is not supported because:\n    requires a GPU with compute capability > 7.5\n")
     _, report = _run(text)
     assert "paste.xformers-mismatch" not in [f.code for f in report.findings()]
+
+
+def test_pip_finding_no_newer_torch_for_a_rosetta_python_is_the_same_cause() -> None:
+    text = ("On my MacBook Air M2:\n$ pip install torch==2.5.1\nERROR: Could not find a version that satisfies the "
+            "requirement torch==2.5.1 (from versions: 2.1.2, 2.2.0, 2.2.1, 2.2.2)\n"
+            "$ python -c \"import platform; print(platform.platform())\"\nmacOS-14.6.1-x86_64-i386-64bit\n")
+    _, report = _run(text)
+    assert _leads(report) == ["platform.machine"]
+    assert "paste.torch-version-not-found" in [f.code for f in report.findings()]
