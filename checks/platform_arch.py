@@ -36,20 +36,26 @@ def _machine_check(facts: Facts) -> str:
     return f"{_cmd.python(facts)} -c \"import platform; print(platform.machine())\""
 
 
-def _wrong_library(facts: Facts, have: str, need: str) -> Finding:
+def _wrong_library(facts: Facts, have: Optional[str], need: Optional[str]) -> Finding:
+    """dlopen refused a library of another architecture; ``have`` is the library's, ``need`` the Python process's."""
     python_wrong = need == "x86_64"  # the Python itself runs as x86_64 (Rosetta); the library is native
     where = _line(facts, "signature.incompatible-architecture")
+    what = "torch's libraries are" if where and "torch" in where else "a compiled library is"
+    summary = (f"{what} built for {have} but this Python runs as {need}: they cannot be loaded" if have and need
+               else f"{what} built for another CPU architecture than this Python: it cannot be loaded")
+    if python_wrong:
+        required = "this Python is an x86_64 build (under Rosetta on Apple silicon): use a native arm64 Python."
+    else:
+        required = (f"reinstall it for {need or 'the Python'}'s architecture in this Python (an installer or a terminal "
+                    "running under Rosetta, a copied environment or pip's cache brought a build for another CPU).")
     return Finding(
-        "platform.machine", Severity.ERROR,
-        f"torch's libraries are built for {have} but this Python runs as {need}: they cannot be loaded",
-        f"Observed: dlopen refuses a library: incompatible architecture (have '{have}', need '{need}')"
+        "platform.machine", Severity.ERROR, summary,
+        "Observed: dlopen refuses a library of another architecture"
         + (f" ({where})" if where else "") + ". Required: Python and every compiled library of one architecture; "
-        + ("this Python is an x86_64 build (under Rosetta on Apple silicon): use a native arm64 Python."
-           if python_wrong else f"reinstall torch for {need} in this Python (an installer or a terminal running under "
-           "Rosetta, a copied environment or pip's cache brought the x86_64 build)."),
+        + required,
         Fix("Run the terminal and Python natively (`arch` prints arm64 on Apple silicon; an arm64 Python from "
             "python.org's universal2 installer, Homebrew in /opt/homebrew or Miniforge for arm64), then install torch "
-            "again in that Python without pip's cache.",
+            "(and the library named) again in that Python without pip's cache.",
             ("arch", _machine_check(facts), f"{_cmd.python(facts)} -m pip install --force-reinstall --no-cache-dir torch")),
         MAC_LINKS, ("extra", "platform.machine"),
     )
@@ -79,6 +85,9 @@ def machine(facts: Facts) -> Iterator[Finding]:
     haves, needs = _extras(facts, "paste.arch.have"), _extras(facts, "paste.arch.need")
     if haves and needs:
         yield _wrong_library(facts, haves[0], needs[0])
+        return
+    if "incompatible-architecture" in _extras(facts, "paste.signature"):
+        yield _wrong_library(facts, None, None)
         return
     if facts.platform.system != "Darwin":
         raise skip("not macOS" if facts.platform.system else "the operating system is not known")

@@ -154,3 +154,28 @@ def test_pip_finding_no_newer_torch_for_a_rosetta_python_is_the_same_cause() -> 
     _, report = _run(text)
     assert _leads(report) == ["platform.machine"]
     assert "paste.torch-version-not-found" in [f.code for f in report.findings()]
+
+
+def test_the_older_wrong_architecture_wording_is_the_same_cause() -> None:
+    text = ("ImportError: dlopen(/Users/me/env/lib/python3.8/site-packages/torch/_C.cpython-38-darwin.so, 2): "
+            "no suitable image found.  Did find: /Users/me/env/lib/python3.8/site-packages/torch/_C.cpython-38-darwin.so: "
+            "mach-o, but wrong architecture\n")
+    facts, report = _run(text)
+    assert facts.platform.system == "Darwin"
+    assert _leads(report) == ["platform.machine"]
+    assert "another CPU architecture" in _finding(report, "platform.machine")
+
+
+def test_uname_of_an_arm64_kernel_with_an_x86_64_process_is_rosetta() -> None:
+    text = ("Darwin Mac-Studio.local 23.4.0 Darwin Kernel Version 23.4.0: Fri Mar 15 00:12:49 PDT 2024; "
+            "root:xnu-10063.101.17~1/RELEASE_ARM64_T6020 x86_64\n")
+    facts, report = _run(text)
+    assert facts.platform.machine == "x86_64"
+    assert _leads(report) == ["platform.machine"]
+
+
+def test_conda_info_of_an_osx_64_environment_on_an_m1_is_rosetta() -> None:
+    text = "     active environment : base\n               platform : osx-64\nRunning on an M1 Max.\n"
+    facts, report = _run(text)
+    assert (facts.platform.system, facts.platform.machine) == ("Darwin", "x86_64")
+    assert _leads(report) == ["platform.machine"]

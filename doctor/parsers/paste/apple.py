@@ -12,7 +12,8 @@ from gpudoctor.parsers.paste.segments import Segment
 IMPORT = "torch.import_error"
 # the chip named: "Apple M2 Pro" (collect_env's CPU line, sysctl), "an M1 chip", "M3 Max MacBook", "Mac M1", "Apple silicon"
 _CHIP = re.compile(r"\bApple M[1-9](?: (?:Pro|Max|Ultra))?\b|\bM[1-9](?: (?:Pro|Max|Ultra))? (?:chip|Mac(?:Book)?)\b|"
-                   r"\b[Mm]ac(?:Book)?(?: (?:Pro|Air))? M[1-9]\b|\bApple [Ss]ilicon\b")
+                   r"\b[Mm]ac(?:Book)?(?: (?:Pro|Air))? M[1-9]\b|\bApple [Ss]ilicon\b|"
+                   r"\b(?:[Aa]n|[Mm]y|[Tt]he|[Oo]n|[Ww]ith) M[1-9](?: (?:Pro|Max|Ultra))?\b(?![-_/.]\w)")
 # `sysctl sysctl.proc_translated` answers 1 for a process that Rosetta translates
 _TRANSLATED = re.compile(r"\bsysctl\.proc_translated\s*[:=]\s*1\b")
 # Python's platform.platform(): "macOS-10.16-x86_64-i386-64bit", "macOS-14.2-arm64-arm-64bit",
@@ -21,6 +22,12 @@ _MAC_PLATFORM = re.compile(r"\b(?:macOS|Darwin)-(\d+(?:\.\d+)*)-(x86_64|arm64)-(
 _LINUX_PLATFORM = re.compile(r"\bLinux-(\d[\w.+-]*?)-(x86_64|aarch64)-with-\w")
 # dlopen on macOS: "(mach-o file, but is an incompatible architecture (have 'x86_64', need 'arm64'))"
 INCOMPATIBLE = re.compile(r"incompatible architecture \(have '?(x86_64|arm64e?)'?, need '?(x86_64|arm64e?)'?\)")
+# `uname -a` on a Mac: the kernel's build names the CPU (RELEASE_ARM64_T6000), the last word the process's machine
+_UNAME = re.compile(r"Darwin Kernel Version [^\n]*?RELEASE_(ARM64|X86_64)\w*\s+(x86_64|arm64)\b")
+# platform.uname() and `conda info`'s "platform : osx-64"
+_PY_UNAME = re.compile(r"system='Darwin'[^)]*?machine='(x86_64|arm64)'")
+_CONDA_PLATFORM = re.compile(r"^\s*platform\s*:\s*osx-(64|arm64)\s*$")
+WRONG = re.compile(r"mach-o,? but wrong architecture")  # older macOS: "(mach-o, but wrong architecture)"
 _ASKS = re.compile(r"platform\.machine\(\)|\buname -m\b|\barch\s*$")
 _ANSWER = re.compile(r"^\s*['\"]?(x86_64|arm64|aarch64|i386)['\"]?\s*$")
 _MPS = re.compile(r"torch\.backends\.mps\.is_available\(\)\s*\)?[`*]*\s*(?:#\s*)?(?:returns?|prints?|gives|is|->|=>|==?|:)?"
@@ -66,6 +73,7 @@ def apple_hints(segment: Segment) -> Iterator[Observation]:
                     yield observe("platform.container", "docker", segment, line, "Docker Desktop")
                     if linux.group(2) == "aarch64":  # Docker Desktop on arm64: a Mac with Apple silicon
                         yield observe("container.host", "macOS", segment, line, "Docker Desktop")
+        yield from _machines(segment, i)
         if "Docker Desktop" in text and _DOCKER_DESKTOP_MAC.search(text):
             yield observe("platform.container", "docker", segment, line, "Docker Desktop")
             yield observe("container.host", "macOS", segment, line, "Docker Desktop")
@@ -75,8 +83,26 @@ def apple_hints(segment: Segment) -> Iterator[Observation]:
                 yield observe("platform.machine", _machine(answer), segment, lines[i + 1], "python REPL")
         if "mps" in text:
             yield from _mps(segment, i)
-        if "incompatible architecture" in text:
+        if "architecture" in text:
             yield from _incompatible(segment, i)
+
+
+def _machines(segment: Segment, index: int) -> Iterator[Observation]:
+    """The Mac's machine as `uname -a`, platform.uname() and `conda info` print it."""
+    line = segment.lines[index]
+    text = line.text
+    uname = _UNAME.search(text) if "Darwin Kernel" in text else None
+    if uname:
+        yield observe("platform.system", "Darwin", segment, line, "uname")
+        yield observe("platform.machine", uname.group(2), segment, line, "uname")
+        if uname.group(1) == "ARM64":
+            yield observe("mac.chip", "Apple silicon (an ARM64 kernel)", segment, line, "uname")
+    found = _PY_UNAME.search(text) if "Darwin" in text else None
+    found = found or (_CONDA_PLATFORM.match(text) if "osx-" in text else None)
+    if found:
+        yield observe("platform.system", "Darwin", segment, line, "platform")
+        yield observe("platform.machine", "x86_64" if found.group(1) in ("64", "x86_64") else "arm64", segment, line,
+                      "platform")
 
 
 def _mps(segment: Segment, index: int) -> Iterator[Observation]:
@@ -96,13 +122,14 @@ def _incompatible(segment: Segment, index: int) -> Iterator[Observation]:
     """dlopen's refusal names both sides: ``have`` the library's architecture, ``need`` the Python process's."""
     line = segment.lines[index]
     m = INCOMPATIBLE.search(line.text)
-    if not m:
+    if not m and not WRONG.search(line.text):
         return
-    have, need = m.group(1), m.group(2)
     yield observe("platform.system", "Darwin", segment, line, "dlopen")
-    yield observe("platform.machine", "arm64" if need.startswith("arm64") else need, segment, line, "dlopen")
-    yield observe("arch.have", have, segment, line, "dlopen")
-    yield observe("arch.need", need, segment, line, "dlopen")
+    if m:
+        have, need = m.group(1), m.group(2)
+        yield observe("platform.machine", "arm64" if need.startswith("arm64") else need, segment, line, "dlopen")
+        yield observe("arch.have", have, segment, line, "dlopen")
+        yield observe("arch.need", need, segment, line, "dlopen")
     if "torch" in line.text:
         yield observe("torch.installed", True, segment, line, "dlopen")
         message = line.text.strip()

@@ -160,7 +160,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.XFORMERS_MISMATCH, "with cuda support", r"xFormers (?:wasn'?t|was not|is not|isn'?t) buil[dt] with CUDA support",
        "xformers' CUDA extension did not load (built for another torch, or a build without CUDA)"),
     # dlopen on macOS names both sides: the library's architecture and the one the Python process needs
-    _s(Sig.ARCH_MISMATCH, "incompatible architecture", r"incompatible architecture \(have '?\w+'?, need '?\w+'?\)",
+    _s(Sig.ARCH_MISMATCH, "architecture", r"incompatible architecture \(have '?\w+'?, need '?\w+'?\)|"
+       r"mach-o,? but wrong architecture",
        "a library (torch's) is built for another CPU architecture than the Python process loading it"),
     _s(Sig.BNB_NO_GPU, "bitsandbytes", r"bitsandbytes was compiled without GPU support|bitsandbytes[^\n]*"
        r"(?:CUDA Setup failed|could not find the CUDA runtime|no GPU detected)",
