@@ -7,6 +7,7 @@ from typing import Iterator, List, Optional, Tuple
 from gpudoctor import compat, plausible
 from gpudoctor.checks.support import containers as _containers
 from gpudoctor.checks.support import install as _fix
+from gpudoctor.checks.support import mac_containers as _mac
 from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks import packages as pk
 from gpudoctor.facts import Facts, NvmlError
@@ -188,6 +189,9 @@ def container(facts: Facts) -> Iterator[Finding]:
         raise skip("not inside a container")
     if started is not None:
         yield started
+    mac = _mac.on_mac(facts)
+    if mac is not None:
+        yield mac
     if not kind:
         return
     forward = derived(facts).forward_compat_error
@@ -216,7 +220,7 @@ def container(facts: Facts) -> Iterator[Finding]:
             "runtime, which also mounts the driver's libraries. Required: --gpus all (or NVIDIA_DRIVER_CAPABILITIES=compute,utility).",
             CONTAINER_FIXES.get(kind, CONTAINER_FIXES["docker"]), CONTAINER_LINKS, ("platform.dev_nvidia", "libraries.libcuda_paths", "driver.nvml_error"),
         )
-    elif nodes is None and not forward and started is None:
+    elif nodes is None and not forward and started is None and mac is None:
         raise skip("the /dev/nvidia* device nodes were not looked at")
 
 

@@ -81,7 +81,11 @@ CONSEQUENCES: Mapping[str, Tuple[str, ...]] = {
     "verify.kernel-image-missing": ("gpu.arch-too-new", "gpu.arch-too-old"),
     "verify.driver-too-old": ("driver.too-old-for-torch",),
     # import torch fails on the very library that libs.missing names
-    "torch.import-failed": ("libs.missing", "paste.windows-paging-file"),
+    "torch.import-failed": ("libs.missing", "paste.windows-paging-file", "platform.machine"),
+    # MPS is missing because the Python runs as x86_64 under Rosetta: the machine check names the cause and fix
+    "platform.macos": ("platform.machine",),
+    # pip finds no torch newer than 2.2.2 for an x86_64 Python on a Mac: the machine check says why
+    "paste.torch-version-not-found": ("platform.machine",),
     # the module is not loaded because Secure Boot refused it; inside a container, WSL 1 or a Slurm job without a
     # GPU request the driver is not this process's to load: no driver there is the platform's doing
     "driver.not-loaded": ("paste.secure-boot", "platform.container", "platform.wsl", "paste.job-without-gpu"),

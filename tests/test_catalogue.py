@@ -13,7 +13,7 @@ PROMISED = [
     "libs.shadowed", "libs.mixed-cuda-majors", "libs.missing", "libs.wrong-version",
     "packages.duplicate-torch", "packages.torchaudio-mismatch", "packages.unreleased-combination", "packages.kernel-pins",
     "toolkit.mismatch", "windows.dll-load-failed", "platform.wsl", "platform.container", "platform.macos",
-    "platform.no-nvidia-gpu", "torch.rocm-build-on-nvidia", "torch.cuda-build-on-amd", "paste.errors", "paste.xid", "paste.environments",
+    "platform.no-nvidia-gpu", "platform.machine", "torch.rocm-build-on-nvidia", "torch.cuda-build-on-amd", "paste.errors", "paste.xid", "paste.environments",
     "paste.job-without-gpu", "paste.jetson-torch",
     "paste.flash-attn-gpu", "paste.bitsandbytes-platform", "paste.bitsandbytes-gpu", "paste.system-cudnn", "paste.flashinfer-gpu",
     "verify.worker", "verify.smoke", "verify.parity", "verify.learning", "verify.speedup", "verify.bench",

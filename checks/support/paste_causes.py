@@ -202,6 +202,12 @@ CAUSES: Dict[str, Cause] = {
                                "uninstall xformers (torch's own attention is used then).",
                                ("pip uninstall -y xformers", "pip install xformers --index-url "
                                 "https://download.pytorch.org/whl/cu121")),
+    "incompatible-architecture": Cause(E, "a library torch loads is built for another CPU architecture than the Python "
+                                          "process (mach-o file, but is an incompatible architecture)",
+                                       "Use one architecture throughout: on Apple silicon a native arm64 Python (not one "
+                                       "under Rosetta), with torch installed again in it, without pip's cache.",
+                                       ("arch", 'python -c "import platform; print(platform.machine())"',
+                                        "python -m pip install --force-reinstall --no-cache-dir torch")),
     "bitsandbytes-without-gpu": Cause(W, "bitsandbytes runs without its GPU kernels (compiled without GPU support, or no "
                                          "CUDA runtime found)",
                                       "Install a bitsandbytes release that supports this torch's CUDA and this platform "
@@ -283,6 +289,7 @@ SHARED_CAUSE: Dict[str, str] = {
     "error-804": "platform.container",
     "error-803": "driver.nvml-mismatch",
     "xformers-mismatch": "packages.kernel-pin-mismatch",
+    "incompatible-architecture": "platform.machine",
     "torchaudio-abi": "packages.torchaudio-mismatch",
     "extension-abi": "packages.kernel-pin-mismatch",
     "torch-files-mixed": "torch.import-failed",

@@ -15,7 +15,7 @@ from gpudoctor.facts import Facts, Meta, Source
 from gpudoctor.parsers.collect_env.infer import infer
 from gpudoctor.parsers.collect_env.text import FIELDS
 from gpudoctor.parsers.collect_env.warnings import scan
-from gpudoctor.parsers.paste import containers, installs, keyvalue, logs, packages, prose, signatures, tools, vendors, wsl
+from gpudoctor.parsers.paste import apple, containers, installs, keyvalue, logs, packages, prose, signatures, tools, vendors, wsl
 from gpudoctor.parsers.paste.merge import Conflict, merge
 from gpudoctor.parsers.paste.observe import QUOTE_CHARS, Observation, Parser, observe, printable, run_all
 from gpudoctor.parsers.paste.segments import MAX_LINE, Body, Segment, split
@@ -37,6 +37,7 @@ PARSERS: Tuple[Parser, ...] = (
     tools.batch_jobs,
     tools.jetson,
     tools.arch_list,
+    apple.apple_hints,
     tools.platform_hints,
     tools.interpreter_paths,
     packages.package_lists,
@@ -53,7 +54,7 @@ PARSERS: Tuple[Parser, ...] = (
     vendors.amd_gpu,
 )
 # What a paste says in passing about the machine: context for the facts, not enough to call the paste recognised.
-CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index"})
+CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index", "mac.chip"})
 
 
 _NOT_MERGED = frozenset({"gpus.cc", installs.NOW, installs.NOW_CPU, installs.CONDA_FORGE})
@@ -114,6 +115,8 @@ def _derive(facts: Facts, found: Tuple[Sig, ...]) -> Facts:
         torch = dataclasses.replace(torch, is_available=False)
     if Sig.NO_TORCH in found and not torch.version and torch.installed is None:
         torch = dataclasses.replace(torch, installed=False)
+    if Sig.ARCH_MISMATCH in found and platform.system != "Darwin":  # dlopen's "mach-o file": only macOS says it
+        platform = dataclasses.replace(platform, system="Darwin")
     if Sig.WIN_DLL in found:
         if platform.system is None:
             platform = dataclasses.replace(platform, system="Windows")

@@ -18,7 +18,7 @@ _MESSAGES = frozenset({"torch.init_error", "torch.import_error", "driver.nvml_er
                        "torchvision.import_error"})
 _SCALARS = frozenset({
     "driver.version", "driver.cuda_version", "driver.gpu_count", "torch.version", "torch.cuda", "torch.is_available",
-    "torch.device_count", "torch.cudnn_version", "torch.cuda_compiled", "torch.installed", "torch.arch_flags",
+    "torch.device_count", "torch.cudnn_version", "torch.mps_available", "torch.cuda_compiled", "torch.installed", "torch.arch_flags",
     "platform.system", "platform.machine", "platform.wsl", "platform.python_version", "platform.container", "toolkit.nvcc_version",
     "libraries.ld_library_path", "platform.installer", "platform.installer_evidence", "platform.torch_from_conda",
 }) | _MESSAGES

@@ -56,6 +56,7 @@ class Sig(enum.Enum):
     EXTENSION_ABI = "extension-abi"
     TORCH_FILES_MIXED = "torch-files-mixed"
     XFORMERS_MISMATCH = "xformers-mismatch"
+    ARCH_MISMATCH = "incompatible-architecture"
     BNB_NO_GPU = "bitsandbytes-without-gpu"
     CUDA_HOME_UNSET = "cuda-home-unset"
     CUDA_UNAVAILABLE = "cuda-unavailable"
@@ -167,6 +168,13 @@ CATALOGUE: Tuple[Signature, ...] = (
        "a compiled extension was built against another torch than the installed one (a C++ symbol of torch is undefined)"),
     _s(Sig.XFORMERS_MISMATCH, "xformers was built for", r"xFormers was built for",
        "xformers was built for a different torch, CUDA or Python than the installed ones"),
+    # each operator memory_efficient_attention refuses lists why: "xFormers wasn't build with CUDA support" (sic)
+    _s(Sig.XFORMERS_MISMATCH, "with cuda support", r"xFormers (?:wasn'?t|was not|is not|isn'?t) buil[dt] with CUDA support",
+       "xformers' CUDA extension did not load (built for another torch, or a build without CUDA)"),
+    # dlopen on macOS names both sides: the library's architecture and the one the Python process needs
+    _s(Sig.ARCH_MISMATCH, "architecture", r"incompatible architecture \(have '?\w+'?, need '?\w+'?\)|"
+       r"mach-o,? but wrong architecture",
+       "a library (torch's) is built for another CPU architecture than the Python process loading it"),
     _s(Sig.BNB_NO_GPU, "bitsandbytes", r"bitsandbytes was compiled without GPU support|bitsandbytes[^\n]*"
        r"(?:CUDA Setup failed|could not find the CUDA runtime|no GPU detected)",
        "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
