@@ -25,9 +25,22 @@ def job_without_gpu(facts: Facts) -> Iterator[Finding]:
     jobs = extras(facts, "paste.slurm_job")
     if not jobs:
         raise skip("the input shows no batch job")
-    if extras(facts, "paste.slurm_gpus"):
-        return
     if not _gpu_missing(facts):
+        return
+    asked = extras(facts, "paste.slurm_gpus")
+    if asked:
+        yield Finding(
+            code="paste.job-without-gpu",
+            severity=Severity.WARNING,
+            summary="CUDA finds no GPU inside a Slurm job that asks for one: the partition may have none, or the "
+                    "cluster honours another form of the request (--gpus=N, a GPU partition)",
+            detail="Observed: " + asked[0] + "\nRequired: a request the cluster grants; the job's own view of its "
+                   "GPUs (nvidia-smi -L, CUDA_VISIBLE_DEVICES) shows whether it got any.",
+            fix=Fix("Check what the job was given, and try the cluster's documented form of the GPU request.",
+                    ("srun --gpus=1 nvidia-smi -L", "scontrol show job \"$SLURM_JOB_ID\"", "sinfo -o '%P %G'")),
+            links=(_SLURM_GPUS,),
+            evidence=("extra",),
+        )
         return
     yield Finding(
         code="paste.job-without-gpu",

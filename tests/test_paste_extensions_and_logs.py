@@ -94,7 +94,8 @@ def test_a_slurm_job_without_a_gpu_request_is_suspected_when_cuda_finds_no_gpu()
     assert lead is not None and lead.code == "paste.job-without-gpu"
     assert "srun --gres=gpu:1 nvidia-smi -L" in (lead.fix.commands if lead.fix else ())
     asked = script.replace("#SBATCH --mem=16G", "#SBATCH --gres=gpu:1")
-    assert "paste.job-without-gpu" not in [c for c, _ in _codes(asked)]
+    granted = answer(_report(asked)).lead
+    assert granted is not None and granted.code == "paste.job-without-gpu" and "that asks for one" in granted.summary
     working = "```\n#SBATCH --mem=16G\n```\n```\n>>> torch.cuda.is_available()\nTrue\n```\n"
     assert "paste.job-without-gpu" not in [c for c, _ in _codes(working)]
 
@@ -217,5 +218,19 @@ def test_messages_of_the_ninth_and_tenth_rounds_are_named(text: str, code: str) 
 ])
 def test_messages_only_a_working_gpu_or_user_code_prints_are_a_healthy_environment(text: str) -> None:
     report = _report(f"```\n{text}```\n")
+    assert not [f for f in report.findings() if f.severity.value in ("error", "warning")]
+    assert "The CUDA environment itself works" in render_answer(report, markdown=False)
+
+
+@pytest.mark.parametrize("text, code", [
+    ("Error: Could not load library libcudnn_cnn_infer.so.8\n", "paste.cudnn-missing"),
+    ("#SBATCH --gres=gpu:1\nIn the job CUDA then says that no GPUs are available.\n", "paste.job-without-gpu"),
+])
+def test_messages_of_the_eleventh_round_are_named(text: str, code: str) -> None:
+    assert answer(_report(text)).lead.code == code  # type: ignore[union-attr]
+
+
+def test_a_label_out_of_range_assertion_is_a_healthy_environment() -> None:
+    report = _report("../aten/src/ATen/native/cuda/Loss.cu:242: Assertion `t >= 0 && t < n_classes` failed.\n")
     assert not [f for f in report.findings() if f.severity.value in ("error", "warning")]
     assert "The CUDA environment itself works" in render_answer(report, markdown=False)

@@ -195,12 +195,12 @@ CATALOGUE: Tuple[Signature, ...] = (
        "on the loader path, or nvidia-* wheels of different versions)", IMPORT),
     _s(Sig.CUDNN_MISSING, "libcudnn", r"libcudnn[\w.-]*\.so[\w.]*: cannot open shared object file",
        "torch cannot find its cuDNN library (the nvidia-cudnn wheel is missing or not on the search path)", IMPORT),
-    _s(Sig.CUDNN_MISSING, "cudnn", r"Could not (?:locate|load library) cudnn\w*\.dll|"
-       r"Unable to load any of \{?libcudnn|Invalid handle\. Cannot load symbol cudnn\w+",
-       "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
     _s(Sig.LIBCUDA_MISSING, "libcuda.so", r"libcuda\.so[\w.]*(?::| ) ?(?:cannot open shared object file|not found)|"
        r"Could not load library libcuda\.so|(?:Failed|Unable) to dlopen libcuda\.so",
        "the driver library libcuda.so is not on the loader's path (under WSL it lives in /usr/lib/wsl/lib)", INIT),
+    _s(Sig.CUDNN_MISSING, "cudnn", r"Could not (?:locate|load library) (?:lib)?cudnn\w*\.(?:dll|so[\w.]*)|"
+       r"Unable to load any of \{?libcudnn|Invalid handle\. Cannot load symbol cudnn\w+",
+       "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
     _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl|torch_cuda|c10_cuda|caffe2_nvrtc)[\w-]*\.so[\w.]*: cannot open shared object file",
        "a CUDA library torch needs cannot be found", IMPORT),
     _s(Sig.WIN_DLL, "dll", r"\[WinError (?:126|127|1114|193)\][^\n]*?(?:\w+\.dll)?|DLL load failed(?: while importing \w+)?:",
@@ -246,6 +246,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDA_UNAVAILABLE, "cpu", r"\b(?:using|selected|generator:|running on)\s+device\s*[=:]?\s*['\"]?cpu\b['\"]?\s*$|"
        r"\bcompute=cpu\s+device=cpu\b|\bUsing torch device:\s*CPU\s*$", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "only has: []", r"But your machine only has: \[\]", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "available", r"\bno (?:CUDA )?GPUs? (?:is |are )?available\b", _UNAVAILABLE),
     _s(Sig.TORCH_NOT_FOUND, "could not find a version that satisfies the requirement",
        r"Could not find a version that satisfies the requirement (?:torch|torchvision|torchaudio|nvidia-[\w-]+)\b",
        "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
@@ -258,6 +259,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"insufficient memory for the KV cache|is larger than the maximum number of tokens that can be stored in KV cache",
        "the GPU works; the model's weights leave too little GPU memory for vLLM's KV cache (gpu_memory_utilization, "
        "max_model_len, tensor parallelism)", healthy=True),
+    _s(Sig.DEVICE_ASSERT, "assertion", r"Assertion `t >= 0 && t < n_classes` failed|Assertion `srcIndex < srcSelectDimSize` "
+       r"failed|Assertion `(?:input_val|idx_dim) >= 0 && (?:input_val|idx_dim) <[^`]*` failed",
+       "the GPU works; a kernel assertion failed in the code (usually an index or label out of range)", healthy=True),
     _s(Sig.DEVICE_ASSERT, "device-side assert", r"device-side assert triggered",
        "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
     _s(Sig.SPAWN_GUARD, "bootstrapping phase", r"start a new process before the\s*(?:current process has finished its "
