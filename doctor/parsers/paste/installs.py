@@ -67,7 +67,9 @@ def install_logs(segment: Segment) -> Iterator[Observation]:
         if m:
             yield observe(NOW, m.group(1), segment, line, "uv install log")
             continue
-        yield from _sentence(segment, line, text)
+        low = text.lower()
+        if "cpu" in low or "cuda" in low or "gpu" in low or "版" in text:
+            yield from _sentence(segment, line, text)
 
 
 def _sentence(segment: Segment, line: Line, text: str) -> Iterator[Observation]:

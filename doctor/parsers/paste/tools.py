@@ -159,6 +159,8 @@ _DOCKER = re.compile(r"^\s*(?:\$\s*|sudo\s+)?(?:docker|podman)\s+(?:run|compose|
 _LINUX_PATH = re.compile(r"(?:^|[\s\"'(])/(?:usr|home|opt|root|data|workspace|mnt|content)/\S*(?:site|dist)-packages/")
 _MACHINE = re.compile(r"\b(x86_64|aarch64|AMD64|arm64)\b")
 _VISIBLE = re.compile(r"(?:^|[\s;'\"(])(?:export\s+)?CUDA_VISIBLE_DEVICES=(['\"]?)([\w,-]*)\1(?=\s|$)")
+# a cheap pre-test for _MACOS: every one of its alternatives holds one of these
+_MAC_WORDS = re.compile(r"mac|Mac|MAC|Darwin|darwin|Apple|apple|arm64|/Users/|homebrew|dylib|osx| M[1-9]|M[1-9] ")
 _MACOS = re.compile(r"\bmacOS[- ]\d+|Darwin Kernel|\barm64-arm-64bit\b|/opt/homebrew/|(?:^|[\s\"'(])/Users/[^/\s]+/|"
                     r"\bMacBook\b|\bApple M[1-9]\b|\b(?:on|with|have|has|using) an? M[1-9](?: (?:Pro|Max|Ultra))?\b|\bM[1-9] (?:Pro|Max|Ultra) [Cc]hip|\b[Mm]ac ?M[1-9]\b|\bM[1-9] [Mm]ac\b|"
                     r"\bApple [Ss]ilicon\b|\bmacosx_\d+_\d+_(?:arm64|x86_64|universal2)\b|\bosx-(?:arm64|64)\b|"
@@ -202,7 +204,7 @@ def platform_hints(segment: Segment) -> Iterator[Observation]:
         elif ("wsl" in text or "WSL" in text) and _WSL.search(text):
             yield observe("platform.system", "Linux", segment, line, "WSL")
             yield observe("platform.wsl", 2, segment, line, "WSL")
-        elif _MACOS.search(text):
+        elif _MAC_WORDS.search(text) and _MACOS.search(text):
             yield observe("platform.system", "Darwin", segment, line, "macOS")
         elif "-packages/" in text and _LINUX_PATH.search(text):
             yield observe("platform.system", "Linux", segment, line, "a Linux path")

@@ -29,9 +29,13 @@ _INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/|test/)?(rocm\d+(?:\
 _NVIDIA_NAME = re.compile(r"\b(?:GeForce|RTX ?\d{4}|GTX ?\d{3,4}|Quadro|Tesla|NVIDIA [AHLTV]\d{1,3})\b")
 
 
+_NVIDIA_WORDS = re.compile(r"GeForce|RTX|GTX|Quadro|Tesla|NVIDIA")  # a cheap pre-test for _NVIDIA_NAME
+
+
 def _evidence(text: str) -> Iterator[str]:
     """The kinds of AMD GPU evidence on one line: the matched text, shortened."""
-    m = _GFX.search(text) or _AMDGCN.search(text)
+    low = text.lower()
+    m = (_GFX.search(text) if "gfx" in low else None) or (_AMDGCN.search(text) if "amdgcn" in low else None)
     if m:
         yield m.group()
     radeon = _RADEON.search(text) if "Radeon" in text and not _CPU_LINE.search(text) else None
@@ -45,13 +49,13 @@ def _evidence(text: str) -> Iterator[str]:
         m = _INSTINCT.search(text)
         if m:
             yield m.group()
-    if "AMD" in text or "Radeon" in text or "Navi" in text or "amd" in text.lower():
+    if "AMD" in text or "Radeon" in text or "Navi" in text or "amd" in low:
         m = _AMD_WORDS.search(text)
         if m:
             yield m.group()
     if "/dev/kfd" in text and _KFD.search(text):
         yield "the /dev/kfd device node"
-    m = _ROCM_TOOL.search(text)
+    m = _ROCM_TOOL.search(text) if ("roc" in low or "amd-smi" in low or "hsa" in low or "hip_" in low) else None
     if m:
         yield m.group()
 
@@ -62,7 +66,7 @@ def amd_gpu(segment: Segment) -> Iterator[Observation]:
     for line in segment.lines:
         text = line.text
         found = [("amd_gpu", item[:60], "AMD GPU") for item in _evidence(text)]
-        m = _NVIDIA_NAME.search(text)
+        m = _NVIDIA_NAME.search(text) if _NVIDIA_WORDS.search(text) else None
         if m:
             found.append(("nvidia_named", m.group(), "NVIDIA GPU"))
         m = _INDEX.search(text) if "download.pytorch.org" in text else None
