@@ -38,7 +38,9 @@ CORPUS = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "report
 # paste finding joins it, or stays quiet when a dedicated check covers the message): the two codes name one cause.
 DEDICATED = {"paste.no-driver": "driver.not-loaded", "paste.smi-no-driver": "driver.not-loaded",
              "paste.error-802": "driver.fabric-manager", "paste.error-999": "driver.uvm",
-             "paste.nvml-mismatch": "driver.nvml-mismatch", "paste.torch-not-installed": "torch.not-installed"}
+             "paste.nvml-mismatch": "driver.nvml-mismatch", "paste.torch-not-installed": "torch.not-installed",
+             "paste.macos-no-cuda": "platform.macos", "paste.flash-attn-abi": "paste.extension-abi",
+             "paste.install-cuda": "driver.too-old-for-torch"}
 SAME_CAUSE = {**{f"paste.{key}": code for key, code in SHARED_CAUSE.items()}, **DEDICATED}
 
 

@@ -234,3 +234,22 @@ def test_a_label_out_of_range_assertion_is_a_healthy_environment() -> None:
     report = _report("../aten/src/ATen/native/cuda/Loss.cu:242: Assertion `t >= 0 && t < n_classes` failed.\n")
     assert not [f for f in report.findings() if f.severity.value in ("error", "warning")]
     assert "The CUDA environment itself works" in render_answer(report, markdown=False)
+
+
+def test_an_install_command_asking_for_a_cuda_newer_than_the_driver_is_named() -> None:
+    text = ("conda install pytorch torchvision cudatoolkit=10.2 -c pytorch\n```\n"
+            "| NVIDIA-SMI 418.67       Driver Version: 418.67       CUDA Version: 10.1     |\n```\n")
+    lead = answer(_report(text)).lead
+    assert lead is not None and lead.code == "paste.install-cuda" and "CUDA 10.2" in lead.summary
+    assert "paste.install-cuda" not in [c for c, _ in _codes(text.replace("cudatoolkit=10.2", "cudatoolkit=10.0"))]
+
+
+@pytest.mark.parametrize("text, code", [
+    ("I get 'Found no NVIDIA driver on your system.' when I start this image on my Mac M1.\n", "paste.macos-no-cuda"),
+    ("RuntimeError: cuDNN version mismatch: PyTorch was compiled against 7102 but linked against 7301\n",
+     "paste.cudnn-version-mismatch"),
+    ("torch.cuda.is_available() returning False.\n", "paste.cuda-unavailable"),
+    ("本地 Win10 机器上装好后，torch.cuda.is_available() 是 False。\n", "paste.cuda-unavailable"),
+])
+def test_messages_of_the_twelfth_round_are_named(text: str, code: str) -> None:
+    assert answer(_report(text)).lead.code == code  # type: ignore[union-attr]

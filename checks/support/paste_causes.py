@@ -105,6 +105,9 @@ CAUSES: Dict[str, Cause] = {
     "not-compiled-with-cuda": Cause(E, "torch is a CPU-only build (Torch not compiled with CUDA enabled)",
                                     "Replace it with a CUDA build from the PyTorch index (on macOS there is no CUDA: "
                                     "use the 'mps' device instead).", ("pip uninstall -y torch", *REINSTALL)),
+    "no-driver": Cause(E, "no NVIDIA driver is loaded (Found no NVIDIA driver on your system)",
+                       "Install the NVIDIA driver on the machine (in a container: on the host, and start the container "
+                       "with GPU access); on a Mac there is no CUDA at all.", ("nvidia-smi",)),
     "no-device": Cause(E, "CUDA sees no GPU in this process",
                        "Check that CUDA_VISIBLE_DEVICES is unset or names a real GPU, and that nvidia-smi lists the GPU "
                        "(inside a container: start it with --gpus all).", ("nvidia-smi -L", "echo $CUDA_VISIBLE_DEVICES")),

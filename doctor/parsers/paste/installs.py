@@ -115,6 +115,7 @@ CONDA_FORGE = "conda.forge_only"  # a conda command that built the environment f
 _CONDA = re.compile(r"\b(?:conda|mamba|micromamba)\s+(create|install)\b(.*)$")
 _OPTION_WITH_VALUE = frozenset({"-n", "--name", "-p", "--prefix", "-c", "--channel", "--file"})
 _TORCH_SPECS = frozenset({"pytorch", "torch", "pytorch-gpu", "pytorch-cpu", "pytorch-cuda", "cpuonly"})
+_CUDA_SPEC = re.compile(r"^[\"']?(cudatoolkit|pytorch-cuda|cuda-version)=+(\d+\.\d+)(?:[.*\d]*)[\"']?$", re.I)
 _CUDA_PIN = re.compile(r"^(?:pytorch-gpu|pytorch-cuda|cudatoolkit|cuda-version|cuda)(?:[=<>!].*)?$|cuda", re.I)
 
 
@@ -154,6 +155,12 @@ def conda_commands(segment: Segment) -> Iterator[Observation]:
         if names & {"pytorch-cpu", "cpuonly"}:
             yield observe("torch.cuda_compiled", False, segment, line, "conda command")
             continue
+        for spec in specs:  # the CUDA the command asks for: cudatoolkit=10.2, pytorch-cuda=11.8, cuda-version=12.4
+            cuda = _CUDA_SPEC.match(spec)
+            if cuda:
+                yield observe("install_cuda", f"{cuda.group(2)} ({cuda.group(1)}={cuda.group(2)})", segment, line,
+                              "conda command")
+                break
         pinned = any(_CUDA_PIN.search(spec) for spec in specs)
         creates = m.group(1) == "create" or bool(names & _TORCH_SPECS)
         if creates and channels and set(channels) == {"conda-forge"} and not pinned:
