@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterator, Optional, Tuple
+from typing import Callable, Dict, Iterator, Tuple
 
 from gpudoctor.checks.support.paste_causes import CAUSES, ON_AMD, REINSTALL, SHARED_CAUSE
+from gpudoctor.checks.support.paste_notes import extras, quoted
 from gpudoctor.checks.support.paste_layers import kernel_layer, torch_serves_every_gpu
 from gpudoctor.checks.support.vendors import amd_gpu
 from gpudoctor.checks.torch_builds import non_rocm_on_amd
@@ -50,19 +51,6 @@ def _explained(facts: Facts) -> bool:
     """Another message or fact in the paste already says why CUDA is unavailable."""
     others = [v for k, v in facts.extra if k == "paste.signature" and v != "cuda-unavailable"]
     return bool(others) or facts.torch.cuda_compiled is False or bool(facts.torch.init_error or facts.torch.import_error)
-
-
-def extras(facts: Facts, key: str) -> Tuple[str, ...]:
-    return tuple(dict.fromkeys(value for name, value in facts.extra if name == key))
-
-
-def quoted(facts: Facts, code: str) -> Optional[str]:
-    """The pasted line a signature was read from: 'line N: text'."""
-    value = next((v for k, v in facts.extra if k == f"paste.line.signature.{code}"), None)
-    if value is None:
-        return None
-    number, _, text = value.partition(": ")
-    return f"line {number}: {text}"
 
 
 @check("paste.errors", "Error messages in the pasted report")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from gpudoctor import compat
-from gpudoctor.checks.paste import extras
+from gpudoctor.checks.support.paste_notes import extras
 from gpudoctor.checks.support import vendors
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity

@@ -15,6 +15,7 @@ from gpudoctor.compat.cudnn import (
 )
 from gpudoctor.compat.releases import split_local_version
 from gpudoctor.checks.support.paste_layers import gpu_capabilities
+from gpudoctor.checks.support.paste_notes import quoted
 from gpudoctor.compat.flash_attn import FA3_NAMES, flash_line
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
@@ -59,7 +60,7 @@ _BNB_SIGNED = "bitsandbytes-without-gpu"  # bitsandbytes' own "compiled without 
 
 def _bitsandbytes_on_macos(facts: Facts, version: str) -> Finding:
     """bitsandbytes on a Mac: its CUDA kernels do not exist there, whatever release is installed."""
-    said = next((v for k, v in facts.extra if k == f"paste.line.signature.{_BNB_SIGNED}"), None)
+    said = quoted(facts, _BNB_SIGNED)
     label = f"bitsandbytes {version}" if version else "bitsandbytes"
     return Finding(
         code="paste.bitsandbytes-platform",
@@ -67,7 +68,7 @@ def _bitsandbytes_on_macos(facts: Facts, version: str) -> Finding:
         summary=f"{label} runs on macOS, where it has no CUDA library: only its CPU library loads, so 8-bit "
                 "optimizers and GPU quantisation are unavailable",
         detail="\n".join(part for part in (
-            f"line {said}" if said else "",
+            said or "",
             f"observed: {label} on macOS (platform read from the paste)",
             "required: an NVIDIA GPU with CUDA on Linux or Windows for bitsandbytes' GPU features (bitsandbytes' "
             "installation guide); a Mac has no CUDA, so neither a reinstall nor another release brings them. "

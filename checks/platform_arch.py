@@ -3,9 +3,10 @@ libraries of another architecture than the Python loading them."""
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Tuple
+from typing import Iterator, Optional
 
 from gpudoctor.checks.support import commands as _cmd
+from gpudoctor.checks.support.paste_notes import extras, pasted_line
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, skip
@@ -14,22 +15,9 @@ LAST_MACOS_X86_TORCH = "2.2.2"  # PyTorch stopped publishing macOS x86_64 wheels
 MAC_LINKS = ("https://docs.pytorch.org/docs/stable/notes/mps.html", "https://pytorch.org/get-started/locally/")
 
 
-def _extras(facts: Facts, key: str) -> Tuple[str, ...]:
-    return tuple(dict.fromkeys(value for name, value in facts.extra if name == key))
-
-
-def _line(facts: Facts, path: str) -> Optional[str]:
-    """The pasted line a value was read from: 'line N: text'."""
-    value = next((v for k, v in facts.extra if k == f"paste.line.{path}"), None)
-    if value is None:
-        return None
-    number, _, text = value.partition(": ")
-    return f"line {number}: {text}"
-
-
 def _seen_machine(facts: Facts) -> str:
-    platform = _extras(facts, "paste.mac.platform")
-    return _line(facts, "platform.machine") or (f"Python platform {platform[0]}" if platform else "platform.machine()")
+    platform = extras(facts, "paste.mac.platform")
+    return pasted_line(facts, "platform.machine") or (f"Python platform {platform[0]}" if platform else "platform.machine()")
 
 
 def _machine_check(facts: Facts) -> str:
@@ -39,7 +27,7 @@ def _machine_check(facts: Facts) -> str:
 def _wrong_library(facts: Facts, have: Optional[str], need: Optional[str]) -> Finding:
     """dlopen refused a library of another architecture; ``have`` is the library's, ``need`` the Python process's."""
     python_wrong = need == "x86_64"  # the Python itself runs as x86_64 (Rosetta); the library is native
-    where = _line(facts, "signature.incompatible-architecture")
+    where = pasted_line(facts, "signature.incompatible-architecture")
     what = "torch's libraries are" if where and "torch" in where else "a compiled library is"
     summary = (f"{what} built for {have} but this Python runs as {need}: they cannot be loaded" if have and need
                else f"{what} built for another CPU architecture than this Python: it cannot be loaded")
@@ -82,11 +70,11 @@ def _rosetta(facts: Facts, evidence: str) -> Finding:
 
 @check("platform.machine", "Python and torch built for this CPU")
 def machine(facts: Facts) -> Iterator[Finding]:
-    haves, needs = _extras(facts, "paste.arch.have"), _extras(facts, "paste.arch.need")
+    haves, needs = extras(facts, "paste.arch.have"), extras(facts, "paste.arch.need")
     if haves and needs:
         yield _wrong_library(facts, haves[0], needs[0])
         return
-    if "incompatible-architecture" in _extras(facts, "paste.signature"):
+    if "incompatible-architecture" in extras(facts, "paste.signature"):
         yield _wrong_library(facts, None, None)
         return
     if facts.platform.system != "Darwin":
@@ -95,8 +83,8 @@ def machine(facts: Facts) -> Iterator[Finding]:
         raise skip("the Python's CPU architecture is not known")
     if facts.platform.machine != "x86_64":
         return
-    rosetta = _extras(facts, "paste.mac.rosetta")
-    chips = _extras(facts, "paste.mac.chip")
+    rosetta = extras(facts, "paste.mac.rosetta")
+    chips = extras(facts, "paste.mac.chip")
     if rosetta or chips:
         yield _rosetta(facts, f"this Mac ({chips[0]})" if chips else "Apple silicon (sysctl.proc_translated is 1)")
         return
