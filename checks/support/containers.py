@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
+from gpudoctor.checks.support.paste_notes import extras
 from gpudoctor.facts import Facts
 from gpudoctor.facts.containers import ContainerRun, GpuRequest, Runtime, container_runs, no_gpu_lines
 from gpudoctor.model import Finding, Fix, Severity
@@ -18,10 +19,6 @@ FAILING = ("no-driver", "no-device", "libcuda-missing", "cuda-unavailable", "smi
 # messages only a working GPU prints: the container had the GPU
 WORKING = ("out-of-memory", "device-side-assert", "tensors-on-different-devices")
 EVIDENCE = ("paste.container.run", "paste.container.no_gpu", "torch.init_error")
-
-
-def _signatures(facts: Facts) -> Tuple[str, ...]:
-    return tuple(value for key, value in facts.extra if key == "paste.signature")
 
 
 def _image(run: Optional[ContainerRun]) -> str:
@@ -71,7 +68,7 @@ def started_without_gpus(facts: Facts) -> Optional[Finding]:
     """The container started without GPU access, when the paste shows its start command asking for no GPU (or
     "Found no NVIDIA driver" inside it) and a program in it finding no GPU; None when the paste shows the GPU working."""
     runs = container_runs(facts)
-    found = _signatures(facts)
+    found = extras(facts, "paste.signature")
     if not runs or any(sig in WORKING for sig in found):
         return None
     failing = _failing(facts)
