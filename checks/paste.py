@@ -132,7 +132,9 @@ def _conda_cpu(facts: Facts) -> bool:
 def _cpu_build(facts: Facts, found: Tuple[str, ...]) -> Iterator[Finding]:
     if not _cpu_only(facts) or "not-compiled-with-cuda" in found:
         return
-    source = "xformers' warning" if "xformers-mismatch" in found else "the paste"
+    inferred = next((v for k, v in facts.extra if k == "inferred.torch.cuda_compiled"), None)
+    source = ("xformers' warning" if "xformers-mismatch" in found else
+              f"the paste ({inferred})" if inferred and facts.is_inferred("torch.cuda_compiled") else "the paste")
     label = f"torch {facts.torch.version}" if facts.torch.version else "torch"
     yield Finding(
         code="paste.cpu-build",
@@ -143,6 +145,7 @@ def _cpu_build(facts: Facts, found: Tuple[str, ...]) -> Iterator[Finding]:
         fix=Fix("Install a CUDA build of torch from the PyTorch index (with conda, pin a CUDA build, not "
                 "'cpuonly').", ("pip uninstall -y torch", *REINSTALL)),
         evidence=("torch.cuda_compiled", "torch.version"),
+        inferred=facts.is_inferred("torch.cuda_compiled"),
     )
 
 

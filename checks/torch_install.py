@@ -135,10 +135,10 @@ def torch_install(facts: Facts) -> Iterator[Finding]:
             severity=Severity.ERROR,
             summary=(f"torch {version} is a CPU-only build, but this machine has {gpu_count} NVIDIA GPU"
                      f"{'' if gpu_count == 1 else 's'}" + (f" ({names})" if names else "")),
-            detail="torch.cuda.is_available() is False with this build (\"Torch not compiled with CUDA enabled\")."
-            + (f"\n{why}" if why else ""),
+            detail=_cpu_detail(facts) + (f"\n{why}" if why else ""),
             fix=fix,
             evidence=("torch.version", "torch.cuda_compiled", "gpus"),
+            inferred=facts.is_inferred("torch.cuda_compiled"),
         )
         return
     yield Finding(
@@ -150,6 +150,15 @@ def torch_install(facts: Facts) -> Iterator[Finding]:
         evidence=("torch.version", "torch.cuda", "torch.location"),
         short=f"{version}, {_build_label(facts)}",
     )
+
+
+def _cpu_detail(facts: Facts) -> str:
+    """Why the build is taken as CPU-only: torch's own word, or what it was inferred from."""
+    said = "torch.cuda.is_available() is False with this build (\"Torch not compiled with CUDA enabled\")."
+    if not facts.is_inferred("torch.cuda_compiled"):
+        return said
+    why = next((v for k, v in facts.extra if k == "inferred.torch.cuda_compiled"), "")
+    return "Inferred, not observed" + (f": {why}." if why else ".")
 
 
 def _build_label(facts: Facts) -> str:

@@ -15,7 +15,8 @@ from gpudoctor.facts import Facts, Meta, Source
 from gpudoctor.parsers.collect_env.infer import infer
 from gpudoctor.parsers.collect_env.text import FIELDS
 from gpudoctor.parsers.collect_env.warnings import scan
-from gpudoctor.parsers.paste import apple, containers, installs, keyvalue, logs, packages, prose, signatures, tools, vendors, wsl
+from gpudoctor.parsers.paste import (apple, containers, installs, keyvalue, logs, packages, prose, pypi, signatures, tools,
+                                     vendors, wsl)
 from gpudoctor.parsers.paste.merge import Conflict, merge
 from gpudoctor.parsers.paste.observe import QUOTE_CHARS, Observation, Parser, observe, printable, run_all
 from gpudoctor.parsers.paste.segments import MAX_LINE, Body, Segment, split
@@ -52,12 +53,13 @@ PARSERS: Tuple[Parser, ...] = (
     installs.install_logs,
     installs.conda_commands,
     vendors.amd_gpu,
+    pypi.hints,
 )
 # What a paste says in passing about the machine: context for the facts, not enough to call the paste recognised.
-CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index", "mac.chip"})
+CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index", "mac.chip"}) | pypi.NOT_MERGED
 
 
-_NOT_MERGED = frozenset({"gpus.cc", installs.NOW, installs.NOW_CPU, installs.CONDA_FORGE})
+_NOT_MERGED = frozenset({"gpus.cc", installs.NOW, installs.NOW_CPU, installs.CONDA_FORGE}) | pypi.NOT_MERGED
 
 
 @dataclass(frozen=True)
@@ -125,25 +127,6 @@ def _derive(facts: Facts, found: Tuple[Sig, ...]) -> Facts:
     return dataclasses.replace(facts, torch=torch, platform=platform)
 
 
-_PIP_SOURCES = frozenset({"pip list", "pip show", "pip freeze", "python -c", "python REPL"})
-
-
-def _windows_pypi(facts: Facts, observations: List[Observation]) -> Tuple[Facts, List[Tuple[str, str]]]:
-    """A torch version without a local tag, as pip or torch itself prints it on Windows, is PyPI's wheel: CPU-only."""
-    t = facts.torch
-    if (facts.platform.system != "Windows" or not t.version or "+" in t.version or t.cuda or t.hip
-            or t.cuda_compiled is not None):
-        return facts, []
-    source = next((o.fmt for o in observations if o.path == "torch.version" and o.value == t.version), None)
-    if source not in _PIP_SOURCES:
-        return facts, []
-    torch = dataclasses.replace(t, cuda_compiled=False)
-    facts = dataclasses.replace(facts, torch=torch, inferred=tuple(dict.fromkeys(facts.inferred + ("torch.cuda_compiled",))))
-    return facts, [("inferred.torch.cuda_compiled",
-                    f"torch {t.version} ({source}) has no +cuXXX tag: on Windows that is PyPI's wheel, which is "
-                    "CPU-only; CUDA builds come from download.pytorch.org")]
-
-
 def _unavailable(observations: List[Observation]) -> List[Observation]:
     """torch itself printing ``torch.cuda.is_available()`` as False, and no message saying more, says what
     "CUDA is not available" says."""
@@ -178,7 +161,8 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))
     facts = _with_ccs(_derive(installs.apply_now(merged.facts, observations), found), observations)
     facts = wsl.before_wsl2(installs.conda_forge_cpu(facts, observations), observations)
-    facts, windows_note = _windows_pypi(facts, observations)
+    explained = any(sig is not Sig.CUDA_UNAVAILABLE for sig in found)
+    facts, windows_note = pypi.windows_cpu_wheel(facts, observations, explained)
     facts, notes = infer(facts, conda_torch=False)
     notes += windows_note
     if base is not None:

@@ -241,7 +241,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDA_UNAVAILABLE, "available", r"GPUAccelerator can not run on your system|"
        r"User provided device_type of .cuda., but CUDA is not available|"
        r"on a CUDA device but torch\.cuda\.is_available\(\) is False|\bCUDA is not available|"
-       r"torch\.cuda\.is_available\(\)[`\"']?\s*(?:still\s+)?(?:returns?|returning|is|=+|:|gives|prints|shows|是|返回)\s*[`*\"']*False", _UNAVAILABLE),
+       r"torch\.cuda\.is_available\(\)[`\"']?\s*(?:still\s+)?(?:returns?|returning|is|=+|:|gives|prints|shows|->|=>|→|是|返回)?\s*[`*\"']*False\b",
+       _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "not able to use gpu", r"Torch is not able to use GPU", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cuda driver initialization failed", r"CUDA driver initialization failed", _UNAVAILABLE),
