@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator, List, Tuple
 
+from gpudoctor.checks.support.paste_notes import extras
 from gpudoctor.facts import DriverSource, FabricManager, Facts, Gpu
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, check, need, skip
@@ -150,12 +151,12 @@ def uvm(facts: Facts) -> Iterator[Finding]:
             evidence=("driver.kernel_modules",),
         )
         return
-    if "cuda unknown error" in init_error.lower():
+    if "cuda unknown error" in init_error.lower() or "error-999" in extras(facts, "paste.signature"):
         yield Finding(
             code="driver.uvm",
             severity=Severity.ERROR,
-            summary="CUDA initialisation failed with 'CUDA unknown error'; the usual cause is an "
-            "nvidia_uvm module left broken by suspend/resume",
+            summary="CUDA initialisation failed with 'CUDA unknown error' (cudaErrorUnknown: 999, or 30 before CUDA "
+            "10.1); the usual cause is an nvidia_uvm module left broken by suspend/resume",
             detail=f"torch reported: {init_error.strip()}\nReloading nvidia_uvm needs every CUDA process "
             "stopped first. If the error comes back after each resume, enable the NVIDIA suspend services "
             "(nvidia-suspend, nvidia-resume). If a reload and a reboot do not help, the driver install "

@@ -7,6 +7,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from gpudoctor import compat
 from gpudoctor.checks.support import install as _fix
+from gpudoctor.compat.floor import official_floor
 from gpudoctor.facts import Facts
 from gpudoctor.facts.derive import derived
 from gpudoctor.model import Finding, Severity
@@ -99,6 +100,32 @@ def _through_ptx(facts: Facts, support: compat.ArchSupport, observed: str, drive
                    evidence=("torch.arch_flags", "gpus", "driver.cuda_version"), inferred=inferred)
 
 
+def _below_every_wheel(facts: Facts) -> Iterator[Finding]:
+    """A GPU older than every official wheel's kernels, judged without the installed torch's list: no official
+    wheel in the data serves it, so neither does the one installed, unless it is older than the data or self-built."""
+    p = facts.platform
+    if facts.torch.is_available is True or (p.machine or "x86_64").lower() not in ("x86_64", "amd64"):
+        return
+    floor = official_floor(p.system if p.system in ("Linux", "Windows") else "Linux")
+    if floor is None:
+        return
+    for target in _targets(facts):
+        if target.cc is None or target.cc >= floor.cc:
+            continue
+        cc = target.cc
+        fix, why = _fix.install_fix(facts)
+        yield Finding(
+            code="gpu.arch-too-old", severity=Severity.WARNING,
+            summary=f"{target.label} is sm_{cc[0]}{cc[1]}: no official torch wheel from {floor.oldest_release} to "
+                    f"{floor.newest_release} has kernels for it (the oldest are {floor.token}, last in torch "
+                    f"{floor.shipped_in})",
+            detail="\n".join([f"Observed: {target.label}, compute capability {cc[0]}.{cc[1]}; the installed torch's "
+                              "architecture list is not shown. Required: a build with kernels for "
+                              f"sm_{cc[0]}{cc[1]}: an older release than the data covers, or a source build."]
+                             + _notes(False, target) + ([why] if why else [])),
+            fix=fix, evidence=("gpus",), inferred=True)
+
+
 @check("gpu.arch", "GPU architecture vs the wheel's kernels")
 def gpu_arch(facts: Facts) -> Iterator[Finding]:
     torch = facts.torch
@@ -111,6 +138,11 @@ def gpu_arch(facts: Facts) -> Iterator[Finding]:
         raise skip(f"torch {version} is a ROCm build; NVIDIA architectures do not apply")
     if torch.cuda_compiled is False or version.endswith("+cpu"):
         raise skip(f"torch {version} is a CPU build: it has no GPU kernels")
+    if torch.arch_flags is None:
+        below = list(_below_every_wheel(facts))
+        if below:
+            yield from below
+            return
     flags = need(torch.arch_flags, "torch.arch_flags", "torch did not report the GPU architectures it was built for")
     if not flags:
         raise skip("torch reports an empty list of GPU architectures")

@@ -184,8 +184,24 @@ _KEY_CONFLICTS = ("torch.version", "torch.cuda", "torch.cuda_compiled", "driver.
 @check("paste.environments", "One environment in the pasted report")
 def environments(facts: Facts) -> Iterator[Finding]:
     conflicts = extras(facts, "paste.conflict")
-    if not conflicts and not extras(facts, "paste.framework_cpu"):
+    flips = extras(facts, "paste.cuda_flips")
+    if not conflicts and not extras(facts, "paste.framework_cpu") and not flips:
         raise skip("the input holds one environment and no framework setting that forces the CPU")
+    if flips and not extras(facts, "paste.slurm_job"):  # in a batch job the job check names what differs
+        yield Finding(
+            code="paste.gpu-hidden-in-one-run",
+            severity=Severity.WARNING,
+            summary="torch sees the GPU in one run and not in another: the install and the driver work; what differs "
+                    "between the runs hides the GPU",
+            detail=f"Observed: torch.cuda.is_available() {flips[0]}. Required: the same answer in every run. Usual "
+                   "causes: the script, one of its imports or a launcher sets CUDA_VISIBLE_DEVICES (to an empty or "
+                   "missing index) before torch starts CUDA; a job scheduler gives the second run no GPU; or the "
+                   "second run uses another Python environment.",
+            fix=Fix("Print what each run sees, at the point where it asks for the GPU, and compare.",
+                    ('python -c "import os, sys, torch; print(sys.executable, os.environ.get(\'CUDA_VISIBLE_DEVICES\'), '
+                     'torch.cuda.is_available())"',)),
+            evidence=("extra",),
+        )
     key = [c for c in conflicts if c.split(":", 1)[0] in _KEY_CONFLICTS]
     judged_cpu = "+cpu" in (facts.torch.version or "")  # then the install checks judge it already
     cpu = None if judged_cpu else next((c for c in key if c.startswith("torch.version:") and "+cpu" in c), None)

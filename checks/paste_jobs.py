@@ -17,7 +17,8 @@ def _gpu_missing(facts: Facts) -> bool:
     """The paste shows this process without a GPU: CUDA unavailable, nvidia-smi or NVML failing, or no device."""
     signs = set(extras(facts, "paste.signature")) & _NO_GPU_SIGNS
     d = facts.driver
-    return bool(signs) or facts.torch.is_available is False or bool(d.smi_error_text or d.nvml_error)
+    return (bool(signs) or facts.torch.is_available is False or bool(d.smi_error_text or d.nvml_error)
+            or bool(extras(facts, "paste.cuda_flips")))
 
 
 @check("paste.job-without-gpu", "A batch job that asked for a GPU")

@@ -123,8 +123,9 @@ def test_fabric_manager_not_needed_without_nvswitch_and_unknown_state_skips() ->
 
 def test_uvm_unknown_error_after_suspend() -> None:
     result = run(driver_state.uvm, load("health-uvm-after-suspend"))
-    assert found(result) == [("error", "CUDA initialisation failed with 'CUDA unknown error'; the usual cause is an "
-                                       "nvidia_uvm module left broken by suspend/resume")]
+    assert found(result) == [("error", "CUDA initialisation failed with 'CUDA unknown error' (cudaErrorUnknown: 999, "
+                                       "or 30 before CUDA 10.1); the usual cause is an nvidia_uvm module left broken "
+                                       "by suspend/resume")]
     assert commands(result) == [("sudo modprobe -r nvidia_uvm && sudo modprobe nvidia_uvm", "sudo reboot")]
 
 

@@ -17,11 +17,11 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 HOLDOUT = CORPUS.parent / "reports-holdout"
 HOLDOUT_2 = CORPUS.parent / "reports-holdout-2"
 HOLDOUT_3 = CORPUS.parent / "reports-holdout-3"
-ROUNDS = [CORPUS.parent / f"reports-holdout-{n}" for n in range(4, 13)]
+ROUNDS = [CORPUS.parent / f"reports-holdout-{n}" for n in range(4, 15)]
 CORPORA = pytest.mark.parametrize("corpus", [CORPUS, HOLDOUT, HOLDOUT_2, HOLDOUT_3, *ROUNDS],
                                   ids=["reports", "holdout", "holdout-2", "holdout-3", "holdout-4", "holdout-5",
                                        "holdout-6", "holdout-7", "holdout-8", "holdout-9", "holdout-10",
-                                       "holdout-11", "holdout-12"])
+                                       "holdout-11", "holdout-12", "holdout-13", "holdout-14"])
 
 
 @CORPORA

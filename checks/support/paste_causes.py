@@ -239,6 +239,11 @@ CAUSES: Dict[str, Cause] = {
     "device-side-assert": Cause(NOTE, "the CUDA environment works: a kernel assertion failed in the code",
                                 "Not an installation problem: run with CUDA_LAUNCH_BLOCKING=1 to find the failing "
                                 "operation (usually an index or label out of range).", ("CUDA_LAUNCH_BLOCKING=1 python train.py",)),
+    "misaligned-address": Cause(NOTE, "the CUDA environment works: a kernel read a misaligned address",
+                                "Not an installation problem: a kernel in the program or one of its libraries has a "
+                                "bug (often a regression after an update); run with CUDA_LAUNCH_BLOCKING=1 to find the "
+                                "kernel, then go back to the last version that worked and report it to that project.",
+                                ("CUDA_LAUNCH_BLOCKING=1 python train.py",)),
     "spawn-without-main-guard": Cause(NOTE, "the CUDA environment is not involved: worker processes start by spawn "
                                             "and the script has no if __name__ == '__main__': guard",
                                       "Not an installation problem: put the script's top-level code under "

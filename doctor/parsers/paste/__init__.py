@@ -37,6 +37,7 @@ PARSERS: Tuple[Parser, ...] = (
     tools.kernel_modules,
     tools.batch_jobs,
     tools.jetson,
+    tools.torch_sources,
     tools.arch_list,
     apple.apple_hints,
     tools.platform_hints,
@@ -50,13 +51,15 @@ PARSERS: Tuple[Parser, ...] = (
     logs.launcher_devices,
     prose.gpu_mentions,
     prose.visible_devices,
+    prose.two_answers,
     installs.install_logs,
     installs.conda_commands,
     vendors.amd_gpu,
     pypi.hints,
 )
 # What a paste says in passing about the machine: context for the facts, not enough to call the paste recognised.
-CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index", "mac.chip"}) | pypi.NOT_MERGED
+CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index", "mac.chip", "torch_source",
+                           signatures.TRACEBACK_CUT}) | pypi.NOT_MERGED
 
 
 _NOT_MERGED = frozenset({"gpus.cc", installs.NOW, installs.NOW_CPU, installs.CONDA_FORGE}) | pypi.NOT_MERGED
@@ -127,13 +130,31 @@ def _derive(facts: Facts, found: Tuple[Sig, ...]) -> Facts:
     return dataclasses.replace(facts, torch=torch, platform=platform)
 
 
+CUDA_FLIPS = "cuda_flips"  # torch answered True in one run and False in another
+
+
 def _unavailable(observations: List[Observation]) -> List[Observation]:
     """torch itself printing ``torch.cuda.is_available()`` as False, and no message saying more, says what
-    "CUDA is not available" says."""
+    "CUDA is not available" says. Where it also printed True, the install works and what differs between the runs
+    hides the GPU: that is noted instead."""
+    answers = [o for o in observations if o.path == "torch.is_available"]
+    said = next((o for o in answers if o.value is False), None)
+    works = next((o for o in answers if o.value is True), None)
+    if said is not None and works is not None:
+        lines = f"True on line {works.line}, False on line {said.line}"
+        return [dataclasses.replace(said, path=CUDA_FLIPS, value=lines)]
     if any(o.path == "signature" for o in observations):
         return []
-    said = next((o for o in observations if o.path == "torch.is_available" and o.value is False), None)
     return [dataclasses.replace(said, path="signature", value=Sig.CUDA_UNAVAILABLE)] if said else []
+
+
+def _with_availability(observations: List[Observation]) -> List[Observation]:
+    """The observations with what torch's answers to is_available() add; where it answered both ways, "CUDA is
+    unavailable" describes only one of the runs and is left out."""
+    added = _unavailable(observations)
+    if any(o.path == CUDA_FLIPS for o in added):
+        observations = [o for o in observations if not (o.path == "signature" and o.value is Sig.CUDA_UNAVAILABLE)]
+    return observations + added
 
 
 def _with_ccs(facts: Facts, observations: List[Observation]) -> Facts:
@@ -155,7 +176,7 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     observations.sort(key=lambda o: o.line)  # "first" means first in the paste, whichever parser read it
     if base is not None:  # collect_env's own fields are its parser's to read
         observations = [o for o in observations if not (o.fmt == "env report" and _COLLECT_ENV_LABEL.match(o.quote))]
-    observations += _unavailable(observations)
+    observations = _with_availability(observations)
     start = base if base is not None else Facts(meta=Meta(gpudoctor_version=_version(), source=Source.PASTE.value))
     merged = merge(start, [o for o in observations if o.path not in _NOT_MERGED], base_format)
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))

@@ -286,6 +286,8 @@ def one_liners(segment: Segment) -> Iterator[Observation]:
         out = lines[i + 1]
         if out.text.lstrip().startswith("Out["):
             out = dataclasses.replace(out, text=_IPYTHON_OUT.sub("", out.text))
+        elif out.text.lstrip().startswith("# "):  # the output written as a comment under the command: "# False"
+            out = dataclasses.replace(out, text=out.text.lstrip()[2:])
         if paths == ["torch.cuda"] and text.lstrip().startswith(">>>") and out.text.lstrip().startswith(">>>"):
             # the REPL echoes nothing for None: `>>> torch.version.cuda` followed by the next prompt
             yield observe("torch.cuda_compiled", False, segment, line, "python REPL")

@@ -10,11 +10,11 @@ from gpudoctor.compat import gpu_info
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Segment
 
-# a product name as people write it: "GTX 980 Ti", "RTX 5060 TI", "GeForce RTX 3090", "Tesla V100", "A100", "H100s"
+# a product name as people write it: "GTX 980 Ti", "GT 740M", "RTX 5060 TI", "GeForce RTX 3090", "Tesla V100", "A100", "H100s"
 _NAME = re.compile(
-    r"(?<![\w/.-])((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX)\s*-?\d{3,4}(?:\s*(?:Ti|TI|ti|SUPER|Super))?"
+    r"(?<![\w/.-])((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX)\s*-?\d{3,4}M?(?:\s*(?:Ti|TI|ti|SUPER|Super))?"
     r"|(?:NVIDIA\s+|Tesla\s+)?(?:[AHBLV]100|H200|B200|A10G?|A30|A40|L4|L40S?|T4|P4|P40|P100|K80|RTX A\d000)"
-    r"|(?:NVIDIA\s+)?(?:GeForce\s+)?(?:GT|MX)\s*\d{3,4}|(?:NVIDIA\s+)?TITAN\s+(?:RTX|V|Xp|X)|Quadro\s+[KMPT]?\d{3,4})"
+    r"|(?:NVIDIA\s+)?(?:GeForce\s+)?(?:GT|MX)\s*\d{3,4}M?|(?:NVIDIA\s+)?TITAN\s+(?:RTX|V|Xp|X)|Quadro\s+[KMPT]?\d{3,4})"
     r"(?=s?\b)(?![\w.-]*\.(?:so|dll|py)\b)"
 )
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -33,6 +33,10 @@ _ASSIGN = re.compile(
     r"|os\.environ\[['\"]CUDA_VISIBLE_DEVICES['\"]\]\s*=\s*['\"]([\w,-]*)['\"]"
     r"|\bsetenv\s+CUDA_VISIBLE_DEVICES\s+([\w,-]+))", re.I)
 _COMMAND = re.compile(r"^\s*(?:\$\s*)?(?:pip3?|uv|conda|mamba|apt|git|wget|curl)\b")
+# "it prints `True` when I run train.py, but `False` when I run it from the sampler": two answers in one sentence
+_TWO_ANSWERS = re.compile(r"\b(?:prints?|returns?|gives?|shows?|outputs?|is)\s+[`'\"*]*(True|False)\b[`'\"*]*"
+                          r"(?=.*\b(?:but|while|whereas|and)\b).*?\b(?:prints?|returns?|gives?|shows?|outputs?|is|"
+                          r"but|while|whereas)\s+[`'\"*]*(True|False)\b")
 
 
 def gpu_mentions(segment: Segment) -> Iterator[Observation]:
@@ -49,6 +53,18 @@ def gpu_mentions(segment: Segment) -> Iterator[Observation]:
             counted = _COUNT.search(text)
             if counted and counted.group(1) in _NUMBER_WORDS:
                 yield observe("driver.gpu_count", _NUMBER_WORDS[counted.group(1)], segment, line, "prose")
+
+
+def two_answers(segment: Segment) -> Iterator[Observation]:
+    """A sentence saying torch.cuda.is_available() answers True in one run and False in another."""
+    for line in segment.lines:
+        text = line.text
+        if "is_available" not in text or "True" not in text or "False" not in text:
+            continue
+        m = _TWO_ANSWERS.search(text)
+        if m and m.group(1) != m.group(2):
+            yield observe("torch.is_available", m.group(1) == "True", segment, line, "prose")
+            yield observe("torch.is_available", m.group(2) == "True", segment, line, "prose")
 
 
 def visible_devices(segment: Segment) -> Iterator[Observation]:

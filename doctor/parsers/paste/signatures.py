@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
-from typing import Iterator, Optional, Pattern, Tuple
+from typing import Iterator, List, Optional, Pattern, Tuple
 
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Segment
@@ -64,6 +64,7 @@ class Sig(enum.Enum):
     TORCH_NOT_FOUND = "torch-version-not-found"
     OUT_OF_MEMORY = "out-of-memory"
     DEVICE_ASSERT = "device-side-assert"
+    MISALIGNED = "misaligned-address"
     DEVICE_MISMATCH = "tensors-on-different-devices"
     SPAWN_GUARD = "spawn-without-main-guard"
     GPU_LOADED = "model-loaded-on-gpu"
@@ -121,7 +122,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "or a container's compat libraries)", INIT),
     _s(Sig.ERR_804, "forward compatibility", r"forward compatibility was attempted on non supported HW|Error 804",
        "error 804: CUDA forward-compatibility libraries on a GPU that does not support them (often a container image)", INIT),
-    _s(Sig.ERR_999, "unknown error", r"CUDA unknown error|cudaErrorUnknown|Error 999|CUDA error: unknown error",
+    _s(Sig.ERR_999, "unknown error", r"CUDA unknown error|cudaErrorUnknown|Error 999|CUDA error: unknown error|"
+       r"cuda runtime error \(30\) : unknown error",  # cudaErrorUnknown's number before CUDA 10.1
        "error 999: the driver is in a bad state (often after suspend: nvidia_uvm needs reloading)", INIT),
     _s(Sig.NVML_MISMATCH, "version mismatch", r"(?:Failed to initialize NVML: )?Driver/library version mismatch",
        "the NVIDIA kernel module and user-space libraries differ: the driver was updated without a reboot",
@@ -267,6 +269,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU works; a kernel assertion failed in the code (usually an index or label out of range)", healthy=True),
     _s(Sig.DEVICE_ASSERT, "device-side assert", r"device-side assert triggered",
        "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
+    _s(Sig.MISALIGNED, "misaligned address", r"\bmisaligned address\b",
+       "the GPU works; a kernel in the program or a library read a misaligned address (a bug in that code)",
+       healthy=True),
     _s(Sig.SPAWN_GUARD, "bootstrapping phase", r"start a new process before the\s*(?:current process has finished its "
        r"bootstrapping phase)?|current process has finished its bootstrapping phase",
        "the GPU stack is not involved: worker processes start by spawn (Windows, macOS) and the script lacks the "
@@ -282,9 +287,21 @@ _CODE = ("raise ", "File \"", "warnings.warn(", "return ", "assert ", "#", "msg 
 _CONTEXT = re.compile(r"^\s*(?:\w+\.)*(\w*(?:Error|Exception|Warning))\s*:")
 
 
+def _first(hits: List[Signature], text: str, lowered: str, span_from: int = -1) -> Optional[Signature]:
+    """The first signature whose message is in ``text``; with ``span_from``, only a match that runs across that
+    offset (a message wrapped over two lines, read once both halves are joined)."""
+    for sig in hits:
+        if sig.literal not in lowered:
+            continue
+        m = sig.pattern.search(text)
+        if m and (span_from < 0 or m.start() < span_from < m.end()):
+            return sig
+    return None
+
+
 def signatures(segment: Segment) -> Iterator[Observation]:
     """A ``signature`` observation (its value a Sig) for each known message, and the fact it feeds."""
-    low = segment.text().lower()
+    low = " ".join(segment.text().lower().split())  # a message wrapped over lines still holds its literal
     hits = [s for s in CATALOGUE if s.literal in low]
     if not hits:
         return
@@ -293,26 +310,28 @@ def signatures(segment: Segment) -> Iterator[Observation]:
         text = line.text
         if text.lstrip().startswith(_CODE):
             continue
-        lowered = text.lower()
-        for sig in hits:
-            if sig.literal not in lowered:
-                continue
-            m = sig.pattern.search(text)
-            if not m:
-                continue
-            yield observe("signature", sig.sig, segment, line, "error message")
-            if sig.target:
-                message = text.strip().translate(_QUOTES)
-                following = lines[i + 1].text.strip() if i + 1 < len(lines) else ""
-                if following.startswith("Error loading") or (
-                        ".dll" not in message.lower() and ".dll" in following.lower()):
-                    message += " " + following  # a DLL error wrapped before the DLL's name
-                if sig.target == IMPORT and not _CONTEXT.match(message):
-                    message = "ImportError: " + message
-                yield observe(sig.target, message[:500], segment, line, "error message")
-            break  # the first (most specific) signature of a line names it
+        following = lines[i + 1].text.strip() if i + 1 < len(lines) else ""
+        sig = _first(hits, text, text.lower())
+        wrapped = False
+        if sig is None and following and text.strip() and not following.startswith(_CODE):
+            joined = text.rstrip() + " " + following
+            sig = _first(hits, joined, joined.lower(), len(text.rstrip()))
+            wrapped = sig is not None
+            text = joined if wrapped else text
+        if sig is None:
+            continue
+        yield observe("signature", sig.sig, segment, line, "error message")
+        if sig.target:
+            message = text.strip().translate(_QUOTES)
+            if not wrapped and (following.startswith("Error loading") or (
+                    ".dll" not in message.lower() and ".dll" in following.lower())):
+                message += " " + following  # a DLL error wrapped before the DLL's name
+            if sig.target == IMPORT and not _CONTEXT.match(message):
+                message = "ImportError: " + message
+            yield observe(sig.target, message[:500], segment, line, "error message")
 
 
+TRACEBACK_CUT = "traceback_cut"
 _TORCH_INIT = re.compile(r"torch[/\\]__init__\.py")
 _EXCEPTION = re.compile(r"^(?:[\w.]+\.)?(\w*(?:Error|Exception|Interrupt|Warning))(?::\s*(.*))?$")
 
@@ -351,3 +370,5 @@ def tracebacks(segment: Segment) -> Iterator[Observation]:
                 if _TORCH_INIT.search(frames):  # torch's own __init__ ran: it is installed, and failed to load
                     yield observe("torch.installed", True, segment, line, "traceback")
             start = None  # unindented frame lines (IPython's, or pasted without indentation) keep it open
+    if start is not None:  # the paste ends inside a traceback: something failed, the message is not shown
+        yield observe(TRACEBACK_CUT, True, segment, lines[start], "traceback")

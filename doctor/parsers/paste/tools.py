@@ -239,7 +239,31 @@ def batch_jobs(segment: Segment) -> Iterator[Observation]:
             yield observe("slurm_job", text.strip()[:200], segment, line, "slurm")
 
 
-_JETSON = re.compile(r"\bJetson\b|\bJetPack\b|\bL4T\b|\bnvidia-l4t\b|\btegra\b", re.I)
+_JETSON = re.compile(r"\bJetson\b|\bJetPack\b|\bL4T\b|\bnvidia-l4t\b|\btegra\b|\bJetBot\b", re.I)  # JetBot: a Nano kit
+
+
+# where a torch came from when it is not NVIDIA's JetPack build: conda-forge, PyPI, or the PyTorch index
+_FOREIGN_TORCH = (
+    (re.compile(r"\bconda-forge\b.*\b(?:py)?torch\b|\b(?:py)?torch\b.*\bconda-forge\b", re.I), "conda-forge"),
+    (re.compile(r"\bdownload\.pytorch\.org\b|\bpytorch\.org\b.*\b(?:command|instructions|directions|selector)\b|"
+                r"\b(?:command|instructions|directions|selector)\b.*\bpytorch(?:\.org)? (?:web ?page|website|site)\b",
+                re.I), "the pytorch.org install command"),
+    (re.compile(r"\bpip3?\s+install\s+(?:-U\s+|--upgrade\s+)?torch(?:[=\s]|$)(?!.*(?:nvidia\.com|jetson|jp\d))", re.I),
+     "pip from PyPI"),
+)
+
+
+def torch_sources(segment: Segment) -> Iterator[Observation]:
+    """Where the paste says its torch came from, when that is not NVIDIA's JetPack build (judged on Jetsons)."""
+    for line in segment.lines:
+        text = line.text
+        low = text.lower()
+        if "torch" not in low or not ("conda-forge" in low or "pytorch" in low or "pip" in low):
+            continue
+        for pattern, source in _FOREIGN_TORCH:
+            if pattern.search(text):
+                yield observe("torch_source", source, segment, line, "prose")
+                break
 
 
 _JETSON_BOARD = re.compile(r"\bJetson\s+((?:AGX\s+|Orin\s+|Xavier\s+|Nano\s*|TX[12]\s*|NX\s*|Thor\s*)+)")
@@ -250,7 +274,7 @@ def jetson(segment: Segment) -> Iterator[Observation]:
     for line in segment.lines:
         text = line.text
         low = text.lower()
-        if ("jetson" in low or "jetpack" in low or "l4t" in low or "tegra" in low) and _JETSON.search(text):
+        if ("jet" in low or "l4t" in low or "tegra" in low) and _JETSON.search(text):
             yield observe("jetson", text.strip()[:200], segment, line, "Jetson")
             yield observe("platform.machine", "aarch64", segment, line, "Jetson")
             yield observe("platform.system", "Linux", segment, line, "Jetson")
