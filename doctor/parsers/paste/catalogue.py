@@ -1,0 +1,282 @@
+"""The error messages a paste is read for: each known message, its cheap pre-test, its pattern, what it means,
+and the fact its line is evidence for. The order is load-bearing: a line is named by the first message it matches."""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from typing import Optional, Pattern, Tuple
+
+
+class Sig(enum.Enum):
+    """A recognised error message; the value is stable and is what checks read from ``facts.extra``."""
+
+    NO_KERNEL_IMAGE = "no-kernel-image"
+    SM_INCOMPATIBLE = "sm-incompatible"
+    GPU_TOO_OLD = "gpu-too-old"
+    DRIVER_INSUFFICIENT = "driver-insufficient"
+    DRIVER_TOO_OLD = "driver-too-old"
+    NOT_COMPILED = "not-compiled-with-cuda"
+    NO_DRIVER = "no-driver"
+    NO_DEVICE = "no-device"
+    ERR_802 = "error-802"
+    ERR_803 = "error-803"
+    ERR_804 = "error-804"
+    ERR_999 = "error-999"
+    NVML_MISMATCH = "nvml-mismatch"
+    NVML_UNKNOWN = "nvml-unknown-error"
+    SMI_NO_DRIVER = "smi-no-driver"
+    DOCKER_NO_GPU = "docker-no-gpu-driver"
+    INVALID_ORDINAL = "invalid-device-ordinal"
+    TORCHVISION_NMS = "torchvision-nms"
+    TORCHVISION_CUDA = "torchvision-cuda-mismatch"
+    SHADOWED_CUDA = "shadowed-cuda-libs"
+    CUDNN_MISSING = "cudnn-missing"
+    LIB_MISSING = "cuda-lib-missing"
+    LIBCUDA_MISSING = "libcuda-missing"
+    WIN_DLL = "windows-dll"
+    NO_TORCH = "torch-not-installed"
+    DEVICE_BUSY = "device-busy"
+    MATH_LIB_INIT = "math-library-init-failed"
+    CUDNN_MISMATCH = "cudnn-version-mismatch"
+    SECURE_BOOT = "secure-boot"
+    PTX_TOOLCHAIN = "ptx-toolchain"
+    MODULE_MISSING = "kernel-module-missing"
+    DOCKER_GPUS_FLAG = "docker-gpus-flag"
+    TOOLKIT_TIMEOUT = "container-toolkit-timeout"
+    EXT_TOOLKIT = "extension-toolkit-mismatch"
+    PAGING_FILE = "windows-paging-file"
+    GPU_LOST = "gpu-fell-off-the-bus"
+    FLASH_ATTN_ARCH = "flash-attn-needs-ampere"
+    FLASH_ATTN_ABI = "flash-attn-abi"
+    TORCHAUDIO_ABI = "torchaudio-abi"
+    EXTENSION_ABI = "extension-abi"
+    TORCH_FILES_MIXED = "torch-files-mixed"
+    XFORMERS_MISMATCH = "xformers-mismatch"
+    ARCH_MISMATCH = "incompatible-architecture"
+    BNB_NO_GPU = "bitsandbytes-without-gpu"
+    CUDA_HOME_UNSET = "cuda-home-unset"
+    CUDA_UNAVAILABLE = "cuda-unavailable"
+    CONTAINER_CLI = "container-toolkit-no-driver"
+    TORCH_NOT_FOUND = "torch-version-not-found"
+    OUT_OF_MEMORY = "out-of-memory"
+    DEVICE_ASSERT = "device-side-assert"
+    MISALIGNED = "misaligned-address"
+    DEVICE_MISMATCH = "tensors-on-different-devices"
+    SPAWN_GUARD = "spawn-without-main-guard"
+    GPU_LOADED = "model-loaded-on-gpu"
+
+
+@dataclass(frozen=True)
+class Signature:
+    """``literal`` is a cheap pre-test; ``target`` the fact the matched line is evidence for (None: the
+    signature itself is the fact); ``healthy`` marks messages that only a working CUDA stack can print."""
+
+    sig: Sig
+    literal: str
+    pattern: Pattern[str]
+    cause: str
+    target: Optional[str] = None
+    healthy: bool = False
+
+
+def _s(sig: Sig, literal: str, pattern: str, cause: str, target: Optional[str] = None, healthy: bool = False) -> Signature:
+    return Signature(sig, literal.lower(), re.compile(pattern, re.I), cause, target, healthy)
+
+
+_UNAVAILABLE = "torch cannot use a GPU here (a framework or torch says so), and the paste does not show why"
+INIT, IMPORT, WARN = "torch.init_error", "torch.import_error", "torch.warnings"
+CATALOGUE: Tuple[Signature, ...] = (
+    _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image is available for execution on the device",
+       "the torch build has no kernels for this GPU's architecture", WARN),
+    # the same refusal retold in a sentence: "versions that do not support this card (too old a CUDA capability)"
+    _s(Sig.NO_KERNEL_IMAGE, "capabilit", r"(?:cuda|compute) capabilit(?:y|ies)\b[^.\n]{0,60}?\b(?:too old|too low|"
+       r"too new|not supported|unsupported|no longer supported)|\b(?:too old|too low|too new|not supported by|"
+       r"no longer supports?|unsupported)\b[^.\n]{0,40}?(?:cuda|compute) capabilit",
+       "the torch build has no kernels for this GPU's architecture"),
+    _s(Sig.SM_INCOMPATIBLE, "is not compatible with the current pytorch", r"sm_\d+\s+is not compatible with the current PyTorch",
+       "the GPU's architecture is not in the torch build's arch list", WARN),
+    _s(Sig.GPU_TOO_OLD, "no longer supports this gpu", r"PyTorch no longer supports this GPU because it is too old",
+       "the GPU is older than the oldest architecture this torch build has kernels for", WARN),
+    _s(Sig.DRIVER_INSUFFICIENT, "driver version is insufficient", r"CUDA driver version is insufficient for CUDA runtime version",
+       "the NVIDIA driver is older than the CUDA runtime torch was built with", INIT),
+    _s(Sig.DRIVER_INSUFFICIENT, "unsatisfied condition: cuda", r"requirement error: unsatisfied condition: cuda\s*>=\s*\d+\.\d+",
+       "the host's NVIDIA driver is older than the CUDA the container image requires", INIT),
+    _s(Sig.DRIVER_TOO_OLD, "driver on your system is too old", r"NVIDIA driver on your system is too old(?: \(found version \d+\))?",
+       "the NVIDIA driver is older than the CUDA runtime torch was built with", INIT),
+    _s(Sig.NOT_COMPILED, "not compiled with cuda", r"Torch not compiled with CUDA enabled",
+       "torch is a CPU-only build (or macOS, which has no CUDA)", INIT),
+    _s(Sig.NO_DRIVER, "found no nvidia driver", r"Found no NVIDIA driver on your system",
+       "no NVIDIA driver is loaded", INIT),
+    _s(Sig.NO_DEVICE, "cuda", r"no CUDA-capable device (?:is )?detected|No CUDA GPUs are available|cudaErrorNoDevice",
+       "CUDA sees no GPU (none visible to this process)", INIT),
+    _s(Sig.NO_DEVICE, "no devices were found", r"^\s*No devices were found\s*$",
+       "nvidia-smi finds no GPU: the driver is loaded but sees none (hidden from this container or VM, or lost)"),
+    _s(Sig.ERR_802, "not yet initialized", r"system not yet initialized|Error 802",
+       "error 802: on NVSwitch systems the fabric manager is not running", INIT),
+    _s(Sig.ERR_803, "unsupported display driver", r"unsupported display driver / cuda driver combination|Error 803",
+       "error 803: the user-space driver library and the kernel module differ (a driver update without a reboot, "
+       "or a container's compat libraries)", INIT),
+    _s(Sig.ERR_804, "forward compatibility", r"forward compatibility was attempted on non supported HW|Error 804",
+       "error 804: CUDA forward-compatibility libraries on a GPU that does not support them (often a container image)", INIT),
+    _s(Sig.ERR_999, "unknown error", r"CUDA unknown error|cudaErrorUnknown|Error 999|CUDA error: unknown error|"
+       r"cuda runtime error \(30\) : unknown error",  # cudaErrorUnknown's number before CUDA 10.1
+       "error 999: the driver is in a bad state (often after suspend: nvidia_uvm needs reloading)", INIT),
+    _s(Sig.NVML_MISMATCH, "version mismatch", r"(?:Failed to initialize NVML: )?Driver/library version mismatch",
+       "the NVIDIA kernel module and user-space libraries differ: the driver was updated without a reboot",
+       "driver.nvml_error_text"),
+    _s(Sig.NVML_UNKNOWN, "failed to initialize nvml: unknown error", r"Failed to initialize NVML: Unknown Error",
+       "inside a container the GPU devices were lost (cgroups: systemd reloaded the container's device rules)",
+       "driver.nvml_error_text"),
+    _s(Sig.SMI_NO_DRIVER, "communicate with the nvidia driver",
+       r"NVIDIA-SMI has failed because it couldn.t communicate with the NVIDIA driver",
+       "no NVIDIA driver is loaded", "driver.smi_error_text"),
+    _s(Sig.SMI_NO_DRIVER, "nvidia-smi", r"nvidia-smi: (?:command )?not found|'nvidia-smi' is not recognized as an internal "
+       r"or external command|The term 'nvidia-smi' is not recognized",
+       "nvidia-smi is not installed: no NVIDIA driver is installed here (or the container was started without it)",
+       "driver.smi_error_text"),
+    _s(Sig.CONTAINER_CLI, "nvidia-container-cli", r"nvidia-container-cli: (?:initialization error|detection error)",
+       "the NVIDIA Container Toolkit cannot load the host driver (libnvidia-ml.so.1): the driver is missing on the "
+       "host or the toolkit looks in the wrong place"),
+    _s(Sig.DOCKER_NO_GPU, "could not select device driver", r"could not select device driver \"[^\"]*\" with capabilities: \[\[gpu\]\]",
+       "Docker has no GPU runtime: the NVIDIA Container Toolkit is not installed or not configured"),
+    _s(Sig.INVALID_ORDINAL, "invalid device ordinal", r"invalid device ordinal",
+       "the code asks for a GPU index that this process cannot see (CUDA_VISIBLE_DEVICES or the device count)"),
+    _s(Sig.TORCHVISION_NMS, "custom c++ ops", r"Couldn't load custom C\+\+ ops",
+       "torchvision was built for a different torch", "torchvision.import_error"),
+    _s(Sig.TORCHVISION_NMS, "torchvision::", r"(?:operator torchvision::nms does not exist|No such operator torchvision::\w+|"
+       r"Could not run 'torchvision::\w+' with arguments from the 'CUDA' backend)",
+       "torchvision was built for a different torch", "torchvision.import_error"),
+    _s(Sig.TORCHVISION_CUDA, "compiled with different cuda", r"PyTorch and torchvision were compiled with different CUDA "
+       r"(?:major )?versions", "torchvision was built for another CUDA than torch", "torchvision.import_error"),
+    _s(Sig.FLASH_ATTN_ARCH, "flashattention only supports", r"FlashAttention only supports Ampere GPUs or newer",
+       "flash-attn refuses this GPU: its kernels need Ampere (sm_80) or newer; torch itself works"),
+    _s(Sig.FLASH_ATTN_ABI, "flash_attn", r"flash_attn\w*\.(?:cpython[\w.-]*\.so|pyd)[^\n]*undefined symbol",
+       "the flash-attn wheel was built against a different torch (C++ ABI/version) than the installed one"),
+    _s(Sig.TORCHAUDIO_ABI, "undefined symbol", r"(?:libtorchaudio\w*\.so|_torch_sox[\w.-]*\.so|torchaudio[/\\][^\s:]*\.(?:so|pyd))"
+       r"[^\n]*undefined symbol",
+       "torchaudio was built for another torch release than the installed one (undefined symbol)"),
+    _s(Sig.EXTENSION_ABI, "compiled with different cuda", r"PyTorch and (?!torchvision\b)\w+ were compiled with different CUDA",
+       "a compiled extension was built for another CUDA than the installed torch"),
+    _s(Sig.EXTENSION_ABI, "libtorch_cuda_", r"libtorch_cuda_(?:cu|cpp)\.so: cannot open shared object file",
+       "an extension built for torch 1.8-1.12 (whose CUDA library was split in two) runs on another torch"),
+    _s(Sig.TORCH_FILES_MIXED, "undefined symbol", r"(?:libtorch\w*|libc10\w*|torch[/\\]_C[\w.-]*)\.so[^\n]*undefined symbol: _ZNK?",
+       "torch's own libraries do not match each other: files of two torch versions are mixed", IMPORT),
+    _s(Sig.EXTENSION_ABI, "undefined symbol", r"(?:^|[\s/\\'\"])(?!libtorch|libc10|libcaffe2|libshm)[\w-]+(?:\.(?:cpython|abi3)[\w.-]*)?\.(?:so|pyd)\b"
+       r"[^\n]*undefined symbol: _ZNK?\d*(?:at|c10|caffe2|torch)\d",
+       "a compiled extension was built against another torch than the installed one (a C++ symbol of torch is undefined)"),
+    _s(Sig.XFORMERS_MISMATCH, "xformers was built for", r"xFormers was built for",
+       "xformers was built for a different torch, CUDA or Python than the installed ones"),
+    # each operator memory_efficient_attention refuses lists why: "xFormers wasn't build with CUDA support" (sic)
+    _s(Sig.XFORMERS_MISMATCH, "with cuda support", r"xFormers (?:wasn'?t|was not|is not|isn'?t) buil[dt] with CUDA support",
+       "xformers' CUDA extension did not load (built for another torch, or a build without CUDA)"),
+    # dlopen on macOS names both sides: the library's architecture and the one the Python process needs
+    _s(Sig.ARCH_MISMATCH, "architecture", r"incompatible architecture \(have '?\w+'?, need '?\w+'?\)|"
+       r"mach-o,? but wrong architecture",
+       "a library (torch's) is built for another CPU architecture than the Python process loading it"),
+    _s(Sig.BNB_NO_GPU, "bitsandbytes", r"bitsandbytes was compiled without GPU support|bitsandbytes[^\n]*"
+       r"(?:CUDA Setup failed|could not find the CUDA runtime|no GPU detected)",
+       "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
+    _s(Sig.BNB_NO_GPU, "setup", r"CUDA Setup failed despite GPU being available|CUDA[ _]SETUP:.*\blibcuda\.so not found",
+       "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
+    _s(Sig.BNB_NO_GPU, "libbitsandbytes_cpu", r"^\s*bin\s+\S*libbitsandbytes_cpu\.(?:so|dll)\b",
+       "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
+    _s(Sig.CUDA_HOME_UNSET, "cuda_home", r"CUDA_HOME environment variable is not set|"
+       r"CUDA_HOME does not exist, unable to compile CUDA op",
+       "building a CUDA extension needs the CUDA toolkit (nvcc); torch's wheels do not include it"),
+    _s(Sig.SHADOWED_CUDA, "undefined symbol", r"undefined symbol: (?:__nvJitLink\w*|cusparseSpSV\w*|cublas\w*|\w*cudnn\w*)",
+       "a system CUDA library on LD_LIBRARY_PATH shadows the one in torch's own nvidia-* wheels", IMPORT),
+    # the loader's own words when one CUDA library finds another of a different release: "symbol
+    # cublasLtHSHMatmulAlgoInit version libcublasLt.so.11 not defined in file libcublasLt.so.11 with link time reference"
+    _s(Sig.SHADOWED_CUDA, "not defined in file", r"symbol \w+,? version \S+ not defined in file "
+       r"lib(?:cu|nv|nccl)[\w-]*\.so[\w.]*(?: with link time reference)?",
+       "two CUDA libraries of different releases meet: one resolves the other from another install (a system CUDA "
+       "on the loader path, or nvidia-* wheels of different versions)", IMPORT),
+    _s(Sig.CUDNN_MISSING, "libcudnn", r"libcudnn[\w.-]*\.so[\w.]*: cannot open shared object file",
+       "torch cannot find its cuDNN library (the nvidia-cudnn wheel is missing or not on the search path)", IMPORT),
+    _s(Sig.LIBCUDA_MISSING, "libcuda.so", r"libcuda\.so[\w.]*(?::| ) ?(?:cannot open shared object file|not found)|"
+       r"Could not load library libcuda\.so|(?:Failed|Unable) to dlopen libcuda\.so",
+       "the driver library libcuda.so is not on the loader's path (under WSL it lives in /usr/lib/wsl/lib)", INIT),
+    _s(Sig.CUDNN_MISSING, "cudnn", r"Could not (?:locate|load library) (?:lib)?cudnn\w*\.(?:dll|so[\w.]*)|"
+       r"Unable to load any of \{?libcudnn|Invalid handle\. Cannot load symbol cudnn\w+",
+       "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
+    _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl|torch_cuda|c10_cuda|caffe2_nvrtc)[\w-]*\.so[\w.]*: cannot open shared object file",
+       "a CUDA library torch needs cannot be found", IMPORT),
+    _s(Sig.WIN_DLL, "dll", r"\[WinError (?:126|127|1114|193)\][^\n]*?(?:\w+\.dll)?|DLL load failed(?: while importing \w+)?:",
+       "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
+    _s(Sig.WIN_DLL, "winerror", r"\[WinError (?:126|127|1114|193)\]",
+       "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
+    _s(Sig.NO_TORCH, "no module named", r"No module named ['\"]?torch['\"]?(?:$|[^._\w])",
+       "torch is not installed in the Python that ran the code", IMPORT),
+    _s(Sig.DEVICE_BUSY, "busy or unavailable", r"CUDA-capable devices? ?(?:\(s\) )?(?:is/are|are|is) busy or unavailable",
+       "the GPU is in exclusive compute mode and another process holds it, or it is prohibited", WARN),
+    _s(Sig.CUDNN_MISMATCH, "cudnn version mismatch", r"cuDNN version mismatch: PyTorch was compiled against \d+ but "
+       r"linked against \d+", "another cuDNN, found first on the library path, shadows the one torch was built with", WARN),
+    _s(Sig.CUDNN_MISMATCH, "cudnn version incompatibility", r"cuDNN version incompatibility: PyTorch was compiled\s+against",
+       "another cuDNN, found first on the library path, shadows the one torch was built with", WARN),
+    _s(Sig.PTX_TOOLCHAIN, "unsupported toolchain", r"the provided PTX was compiled with an unsupported toolchain",
+       "the driver is older than the CUDA that compiled the PTX it must JIT-compile for this GPU", INIT),
+    _s(Sig.MODULE_MISSING, "module", r"NVIDIA kernel module (?:is )?(?:missing|not found|not loaded)|"
+       r"(?:Module|modprobe: FATAL: Module) nvidia not found|Kernel module nvidia not loaded",
+       "the NVIDIA kernel module is not built or not loaded for the running kernel"),
+    _s(Sig.TOOLKIT_TIMEOUT, "terminating driver service", r"terminating driver service \(forced\)",
+       "the NVIDIA Container Toolkit gave up waiting for the driver to answer about the GPUs"),
+    _s(Sig.DOCKER_GPUS_FLAG, "unknown flag: --gpus", r"unknown flag: --gpus",
+       "the docker client is older than 19.03 and has no --gpus option"),
+    _s(Sig.EXT_TOOLKIT, "mismatches the version that was used to compile",
+       r"The detected CUDA version \(\d+\.\d+\) mismatches the version that was used to compile",
+       "building a CUDA extension: the CUDA toolkit (nvcc) is another CUDA major than torch was built with"),
+    _s(Sig.SECURE_BOOT, "could not insert", r"could not insert 'nvidia\w*': (?:Key was rejected by service|Required key not available)",
+       "Secure Boot refuses the unsigned NVIDIA kernel module, so the driver never loads"),
+    _s(Sig.PAGING_FILE, "1455", r"\[WinError 1455\]|The paging file is too small for this operation",
+       "Windows could not map torch's CUDA DLLs: its paging file (virtual memory) is too small"),
+    _s(Sig.WIN_DLL, "dll", r"[Ee]rror loading \"?[^\"\n]*?\b\w+\.dll\b[^\n]*?or one of its dependencies",
+       "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
+    _s(Sig.MATH_LIB_INIT, "status_", r"CUBLAS_STATUS_NOT_INITIALIZED|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_INITIALIZED",
+       "cuBLAS or cuDNN could not start on the GPU: usually its memory was already used up; otherwise the library "
+       "does not support this GPU"),
+    _s(Sig.GPU_LOST, "nvrm", r"fallen off the bus|RmInitAdapter failed|GPU has fallen off",
+       "the GPU stopped responding to the driver (power, cooling, PCIe link or firmware)"),
+    _s(Sig.CUDA_UNAVAILABLE, "available", r"GPUAccelerator can not run on your system|"
+       r"User provided device_type of .cuda., but CUDA is not available|"
+       r"on a CUDA device but torch\.cuda\.is_available\(\) is False|\bCUDA is not available|"
+       r"torch\.cuda\.is_available\(\)[`\"']?\s*(?:still\s+)?(?:returns?|returning|is|=+|:|gives|prints|shows|->|=>|→|是|返回)?\s*[`*\"']*False\b",
+       _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "not able to use gpu", r"Torch is not able to use GPU", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "cuda driver initialization failed", r"CUDA driver initialization failed", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "cpu", r"\b(?:using|selected|generator:|running on)\s+device\s*[=:]?\s*['\"]?cpu\b['\"]?\s*$|"
+       r"\bcompute=cpu\s+device=cpu\b|\bUsing torch device:\s*CPU\s*$", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "only has: []", r"But your machine only has: \[\]", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "available", r"\bno (?:CUDA )?GPUs? (?:is |are )?available\b", _UNAVAILABLE),
+    _s(Sig.TORCH_NOT_FOUND, "could not find a version that satisfies the requirement",
+       r"Could not find a version that satisfies the requirement (?:torch|torchvision|torchaudio|nvidia-[\w-]+)\b",
+       "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
+    _s(Sig.TORCH_NOT_FOUND, "not a supported wheel", r"(?:torch|torchvision|torchaudio)-[\w.+-]+\.whl is not a supported "
+       r"wheel on this platform",
+       "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
+    _s(Sig.OUT_OF_MEMORY, "out of memory", r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory",
+       "the GPU works but ran out of memory: reduce the batch size or model size", healthy=True),
+    _s(Sig.OUT_OF_MEMORY, "cache blocks", r"No available memory for the cache blocks|"
+       r"insufficient memory for the KV cache|is larger than the maximum number of tokens that can be stored in KV cache",
+       "the GPU works; the model's weights leave too little GPU memory for vLLM's KV cache (gpu_memory_utilization, "
+       "max_model_len, tensor parallelism)", healthy=True),
+    _s(Sig.DEVICE_ASSERT, "assertion", r"Assertion `t >= 0 && t < n_classes` failed|Assertion `srcIndex < srcSelectDimSize` "
+       r"failed|Assertion `(?:input_val|idx_dim) >= 0 && (?:input_val|idx_dim) <[^`]*` failed",
+       "the GPU works; a kernel assertion failed in the code (usually an index or label out of range)", healthy=True),
+    _s(Sig.DEVICE_ASSERT, "device-side assert", r"device-side assert triggered",
+       "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
+    _s(Sig.MISALIGNED, "misaligned address", r"\bmisaligned address\b",
+       "the GPU works; a kernel in the program or a library read a misaligned address (a bug in that code)",
+       healthy=True),
+    _s(Sig.SPAWN_GUARD, "bootstrapping phase", r"start a new process before the\s*(?:current process has finished its "
+       r"bootstrapping phase)?|current process has finished its bootstrapping phase",
+       "the GPU stack is not involved: worker processes start by spawn (Windows, macOS) and the script lacks the "
+       "if __name__ == '__main__': guard", healthy=True),
+    _s(Sig.GPU_LOADED, "loading model weights took", r"Loading model weights took \d+(?:\.\d+)? ?GB",
+       "the GPU works: vLLM loaded the model's weights onto it", healthy=True),
+    _s(Sig.DEVICE_MISMATCH, "expected all tensors", r"Expected all tensors to be on the same device",
+       "the GPU works; the code mixes CPU and GPU tensors", healthy=True),
+)
+BY_SIG = {s.sig: s for s in CATALOGUE}
