@@ -113,3 +113,8 @@ def test_a_misaligned_address_is_a_bug_in_the_code_on_a_working_gpu() -> None:
     assert "misaligned-address" in [v for k, v in facts.extra if k == "paste.signature"]
     assert not any(k == "paste.partial" for k, _ in facts.extra)
     assert _problems(text) == []
+
+
+def test_is_available_said_to_return_true_is_read_and_an_expectation_is_not() -> None:
+    assert load_facts("torch.cuda.is_available() returns True but training is slow\n", "in.txt").torch.is_available
+    assert load_facts("I expected torch.cuda.is_available() to return True\n", "in.txt").torch.is_available is None

@@ -33,6 +33,8 @@ _ASSIGN = re.compile(
     r"|os\.environ\[['\"]CUDA_VISIBLE_DEVICES['\"]\]\s*=\s*['\"]([\w,-]*)['\"]"
     r"|\bsetenv\s+CUDA_VISIBLE_DEVICES\s+([\w,-]+))", re.I)
 _COMMAND = re.compile(r"^\s*(?:\$\s*)?(?:pip3?|uv|conda|mamba|apt|git|wget|curl)\b")
+_SAYS_TRUE = re.compile(r"torch\.cuda\.is_available\(\)[`'\"]?\s*(?:still\s+)?(?:returns?|returning|is|=+|:|gives|"
+                        r"prints|shows|->|=>|→|是|返回)?\s*[`*'\"]*True\b")
 # "it prints `True` when I run train.py, but `False` when I run it from the sampler": two answers in one sentence
 _TWO_ANSWERS = re.compile(r"\b(?:prints?|returns?|gives?|shows?|outputs?|is)\s+[`'\"*]*(True|False)\b[`'\"*]*"
                           r"(?=.*\b(?:but|while|whereas|and)\b).*?\b(?:prints?|returns?|gives?|shows?|outputs?|is|"
@@ -56,15 +58,18 @@ def gpu_mentions(segment: Segment) -> Iterator[Observation]:
 
 
 def two_answers(segment: Segment) -> Iterator[Observation]:
-    """A sentence saying torch.cuda.is_available() answers True in one run and False in another."""
+    """A sentence saying torch.cuda.is_available() answers True ("returns True"; False is a message the signatures
+    read), or True in one run and False in another."""
     for line in segment.lines:
         text = line.text
-        if "is_available" not in text or "True" not in text or "False" not in text:
+        if "is_available" not in text or "True" not in text:
             continue
-        m = _TWO_ANSWERS.search(text)
+        m = _TWO_ANSWERS.search(text) if "False" in text else None
         if m and m.group(1) != m.group(2):
             yield observe("torch.is_available", m.group(1) == "True", segment, line, "prose")
             yield observe("torch.is_available", m.group(2) == "True", segment, line, "prose")
+        elif "False" not in text and _SAYS_TRUE.search(text):
+            yield observe("torch.is_available", True, segment, line, "prose")
 
 
 def visible_devices(segment: Segment) -> Iterator[Observation]:
