@@ -21,7 +21,9 @@ def _gpu_cc_known(facts: Facts) -> bool:
 # Messages a dedicated check judges from the facts: this check stays quiet when those facts are present.
 COVERED: Dict[str, Callable[[Facts], bool]] = {
     "no-driver": lambda f: f.platform.system != "Darwin",  # the driver check judges it, except on a Mac
-    "smi-no-driver": lambda f: True,
+    # the driver check judges a missing nvidia-smi where it knows of a GPU or a CUDA torch; else this one says it
+    "smi-no-driver": lambda f: bool(f.gpus or f.driver.gpu_count or f.platform.dev_nvidia
+                                    or (f.torch.cuda and not f.torch.hip)),
     "error-802": lambda f: True,
     "error-999": lambda f: True,
     "nvml-mismatch": lambda f: True,

@@ -108,6 +108,13 @@ CAUSES: Dict[str, Cause] = {
     "no-driver": Cause(E, "no NVIDIA driver is loaded (Found no NVIDIA driver on your system)",
                        "Install the NVIDIA driver on the machine (in a container: on the host, and start the container "
                        "with GPU access); on a Mac there is no CUDA at all.", ("nvidia-smi",)),
+    "smi-no-driver": Cause(W, "nvidia-smi is missing: no NVIDIA driver is installed (or the container was started "
+                              "without GPUs)",
+                           "Install the NVIDIA driver for the GPU (in a container: on the host, and start the container "
+                           "with --gpus all); nvidia-smi comes with the driver. First check that the machine has an "
+                           "NVIDIA GPU at all. Older Windows drivers put nvidia-smi.exe in C:\\Program Files\\NVIDIA "
+                           "Corporation\\NVSMI, which is not on PATH: look there before reinstalling.",
+                           ("lspci | grep -i nvidia",)),
     "no-device": Cause(E, "CUDA sees no GPU in this process",
                        "Check that CUDA_VISIBLE_DEVICES is unset or names a real GPU, and that nvidia-smi lists the GPU "
                        "(inside a container: start it with --gpus all).", ("nvidia-smi -L", "echo $CUDA_VISIBLE_DEVICES")),
