@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterator, Tuple
 
+from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks.support.paste_causes import CAUSES, ON_AMD, REINSTALL, SHARED_CAUSE
 from gpudoctor.checks.support.paste_notes import extras, quoted
 from gpudoctor.checks.support.paste_layers import kernel_layer, torch_serves_every_gpu
@@ -183,13 +184,31 @@ _KEY_CONFLICTS = ("torch.version", "torch.cuda", "torch.cuda_compiled", "driver.
                   "packages.pytorch")
 
 
+_WHICH = "import sys, torch; print(sys.executable, torch.__version__, torch.cuda.is_available())"
+
+
 @check("paste.environments", "One environment in the pasted report")
 def environments(facts: Facts) -> Iterator[Finding]:
     conflicts = extras(facts, "paste.conflict")
     flips = extras(facts, "paste.cuda_flips")
     if not conflicts and not extras(facts, "paste.framework_cpu") and not flips:
         raise skip("the input holds one environment and no framework setting that forces the CPU")
-    if flips and not extras(facts, "paste.slurm_job"):  # in a batch job the job check names what differs
+    interpreters = list(dict.fromkeys(extras(facts, "paste.python_command")))
+    if flips and len(interpreters) > 1:
+        yield Finding(
+            code="paste.two-environments",
+            severity=Severity.WARNING,
+            summary=f"torch sees the GPU under one Python and not under another ({', '.join(interpreters[:3])}): they "
+                    "are two environments, each with its own torch",
+            detail=f"Observed: torch.cuda.is_available() {flips[0]}; the commands run {', '.join(interpreters[:3])}. "
+                   "Required: the CUDA build of torch in the environment that runs the program.",
+            fix=Fix("See which Python and which torch each command runs; use the one that sees the GPU, or install the "
+                    "CUDA build of torch into the other with its own pip (python -m pip).",
+                    tuple(c for c in (_cmd.command(facts, [i, "-c", _WHICH]) for i in interpreters[:2]) if c)),
+            evidence=("extra",),
+            cause=SHARED_CAUSE["two-environments"],
+        )
+    elif flips and not extras(facts, "paste.slurm_job"):  # in a batch job the job check names what differs
         yield Finding(
             code="paste.gpu-hidden-in-one-run",
             severity=Severity.WARNING,

@@ -8,6 +8,7 @@ from gpudoctor import compat, plausible
 from gpudoctor.checks.support import containers as _containers
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.support import mac_containers as _mac
+from gpudoctor.checks.support import vendors as _vendors
 from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks import packages as pk
 from gpudoctor.facts import Facts, NvmlError
@@ -73,6 +74,10 @@ def _owner_purge(facts: Facts, owner: str) -> Tuple[Optional[str], ...]:
 @check("platform.wsl", "WSL uses the Windows NVIDIA driver")
 def wsl(facts: Facts) -> Iterator[Finding]:
     version = _wsl(facts)
+    rocm = _vendors.rocm_under_wsl(facts, version)
+    if rocm is not None:
+        yield rocm
+        return
     if need(facts.platform.system, "platform.system", "the operating system is not known") != "Linux" or version is None:
         raise skip("not running under WSL")
     libs = facts.libraries

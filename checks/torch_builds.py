@@ -10,6 +10,7 @@ from gpudoctor.checks import packages as pk
 from gpudoctor.checks.platform import INSTALL_LINKS, driver_build, nvidia_present
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.support import vendors
+from gpudoctor.checks.support.paste_notes import extras
 from gpudoctor.facts import Facts
 from gpudoctor.facts.derive import derived
 from gpudoctor.model import Finding, Fix, Severity
@@ -61,7 +62,8 @@ def _rocm_fix(facts: Facts, text: str, command: Optional[str]) -> Fix:
 @check("torch.cuda-build-on-amd", "CUDA build of torch on an AMD machine")
 def cuda_on_amd(facts: Facts) -> Iterator[Finding]:
     t = facts.torch
-    said = _NO_DRIVER_TEXT in (t.init_error or "").lower() or derived(facts).driver_found_version is not None
+    said = (_NO_DRIVER_TEXT in (t.init_error or "").lower() or "no-driver" in extras(facts, "paste.signature")
+            or derived(facts).driver_found_version is not None)
     version = pk.torch_version(facts) or ""
     asked = _failing_from_index(facts, version, "cu")
     if not said and not asked:  # torch that says it has no NVIDIA driver is installed and a CUDA build

@@ -118,3 +118,34 @@ def test_a_misaligned_address_is_a_bug_in_the_code_on_a_working_gpu() -> None:
 def test_is_available_said_to_return_true_is_read_and_an_expectation_is_not() -> None:
     assert load_facts("torch.cuda.is_available() returns True but training is slow\n", "in.txt").torch.is_available
     assert load_facts("I expected torch.cuda.is_available() to return True\n", "in.txt").torch.is_available is None
+
+
+def test_ranks_sharing_one_gpu_and_an_out_of_memory_error_in_prose_are_working_gpus() -> None:
+    nccl = 'I get "ncclInvalidUsage" with "Duplicate GPU detected": 4 processes and only 1 GPU.\n'
+    oom = "Memory is only used on the first gpu, so I get the OUT OF MEMORY ERROR.\n"
+    for text in (nccl, oom):
+        facts = load_facts(text, "in.txt")
+        assert not any(k == "paste.partial" for k, _ in facts.extra)
+        assert _problems(text) == []
+    assert read_paste("the job runs out of memory on the CPU side\n").signatures() == ()
+
+
+def test_nccl_s_peer_access_and_system_errors_are_named_with_their_usual_fixes() -> None:
+    p2p = ("z-pc:1:2 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer access is not "
+           "supported between these two devices\n")
+    found = _problems(p2p)
+    assert [f.code for f in found] == ["paste.nccl-peer-access"] and found[0].severity.value == "warning"
+    assert found[0].fix is not None and any("NCCL_P2P_DISABLE=1" in c for c in found[0].fix.commands)
+    system = ("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error "
+              "(run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\n")
+    assert [f.code for f in _problems(system)] == ["paste.nccl-system-error"]
+
+
+def test_nvcc_without_the_architecture_is_a_toolkit_problem_and_bf16_or_a_bad_access_is_the_program_s() -> None:
+    nvcc = "nvcc fatal   : Unsupported gpu architecture 'compute_89'\n"
+    assert [f.code for f in _problems(nvcc)] == ["paste.nvcc-unsupported-arch"]
+    for text in ("ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla "
+                 "T4 GPU has compute capability 7.5.\n",
+                 "RuntimeError: CUDA error: an illegal memory access was encountered\n"):
+        assert _problems(text) == []
+        assert not any(k == "paste.partial" for k, _ in load_facts(text, "in.txt").extra)

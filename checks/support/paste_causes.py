@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Dict, Tuple
+from typing import Dict
 
-from gpudoctor.model import Severity
+from gpudoctor.checks.support.cause import Cause, E, W
+from gpudoctor.checks.support.paste_running import RUNNING
 
 CUDA_INDEX = "https://download.pytorch.org/whl/cu128"
 REINSTALL = (f"pip install --force-reinstall torch torchvision --index-url {CUDA_INDEX}",)
 
 
-@dataclass(frozen=True)
-class Cause:
-    """What a recognised message means, how bad it is, and what to do."""
-
-    severity: Severity
-    summary: str
-    fix: str
-    commands: Tuple[str, ...] = ()
-    links: Tuple[str, ...] = ()
-
-
-E, W, NOTE = Severity.ERROR, Severity.WARNING, Severity.INFO
 CAUSES: Dict[str, Cause] = {
     "no-kernel-image": Cause(E, "the torch build has no kernels for this GPU's architecture (no kernel image)",
                              "Install a torch build whose arch list includes the GPU (Blackwell sm_120 needs a "
@@ -115,6 +103,11 @@ CAUSES: Dict[str, Cause] = {
                            "NVIDIA GPU at all. Older Windows drivers put nvidia-smi.exe in C:\\Program Files\\NVIDIA "
                            "Corporation\\NVSMI, which is not on PATH: look there before reinstalling.",
                            ("lspci | grep -i nvidia",)),
+    "hip-no-device": Cause(E, "HIP (ROCm) finds no GPU (hipErrorNoDevice)",
+                           "ROCm sees no GPU it supports: check that rocminfo lists the GPU's gfx target and that ROCm "
+                           "supports it, that the user is in the render and video groups, and that HIP_VISIBLE_DEVICES "
+                           "is unset; under WSL only AMD's WSL runtime reaches the GPU.",
+                           ("rocminfo | grep -i gfx", "groups", "echo $HIP_VISIBLE_DEVICES")),
     "no-device": Cause(E, "CUDA sees no GPU in this process",
                        "Check that CUDA_VISIBLE_DEVICES is unset or names a real GPU, and that nvidia-smi lists the GPU "
                        "(inside a container: start it with --gpus all).", ("nvidia-smi -L", "echo $CUDA_VISIBLE_DEVICES")),
@@ -239,29 +232,7 @@ CAUSES: Dict[str, Cause] = {
                                      "exists for this Python.",
                                      ("python --version", "pip index versions torch --index-url "
                                       "https://download.pytorch.org/whl/cu121")),
-    "out-of-memory": Cause(NOTE, "the CUDA environment works: the GPU ran out of memory",
-                           "Not an installation problem: reduce the batch size, sequence length or model size, use "
-                           "mixed precision, or free memory held by other processes (nvidia-smi lists them).",
-                           ("nvidia-smi",)),
-    "device-side-assert": Cause(NOTE, "the CUDA environment works: a kernel assertion failed in the code",
-                                "Not an installation problem: run with CUDA_LAUNCH_BLOCKING=1 to find the failing "
-                                "operation (usually an index or label out of range).", ("CUDA_LAUNCH_BLOCKING=1 python train.py",)),
-    "misaligned-address": Cause(NOTE, "the CUDA environment works: a kernel read a misaligned address",
-                                "Not an installation problem: a kernel in the program or one of its libraries has a "
-                                "bug (often a regression after an update); run with CUDA_LAUNCH_BLOCKING=1 to find the "
-                                "kernel, then go back to the last version that worked and report it to that project.",
-                                ("CUDA_LAUNCH_BLOCKING=1 python train.py",)),
-    "spawn-without-main-guard": Cause(NOTE, "the CUDA environment is not involved: worker processes start by spawn "
-                                            "and the script has no if __name__ == '__main__': guard",
-                                      "Not an installation problem: put the script's top-level code under "
-                                      "if __name__ == '__main__': (DataLoader workers re-import the main module on "
-                                      "Windows and macOS), or set num_workers=0.", ()),
-    "model-loaded-on-gpu": Cause(NOTE, "the CUDA environment works: vLLM loaded the model's weights onto the GPU",
-                                 "Not an installation problem: what fails comes after the weights are on the GPU "
-                                 "(memory for the KV cache, the model's size for the GPUs, a setting).", ("nvidia-smi",)),
-    "tensors-on-different-devices": Cause(NOTE, "the CUDA environment works: the code mixes CPU and GPU tensors",
-                                          "Not an installation problem: move the model and every input to the same "
-                                          "device.", ()),
+    **RUNNING,
 }
 
 # Messages that mean something else on a machine whose GPU is AMD: what to run there is ROCm's, not nvidia-smi.

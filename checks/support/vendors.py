@@ -7,6 +7,7 @@ from typing import Optional, Tuple
 from gpudoctor import compat
 from gpudoctor.checks.support.paste_notes import extras
 from gpudoctor.facts import Facts
+from gpudoctor.model import Finding, Fix, Severity
 
 ROCM_VARIABLES = ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HSA_OVERRIDE_GFX_VERSION")
 ROCM_INSTALL_LINK = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/3rd-party/pytorch-install.html"
@@ -47,3 +48,28 @@ def _major_minor(variant: str) -> Optional[Tuple[int, int]]:
     if len(parts) < 2 or not all(p.isdigit() for p in parts[:2]):
         return None
     return int(parts[0]), int(parts[1])
+
+
+_ROCM_WSL_GUIDE = "https://rocm.docs.amd.com/projects/radeon-ryzen/en/latest/docs/install/installrad/wsl/howto_wsl.html"
+
+
+def rocm_under_wsl(facts: Facts, version: Optional[int]) -> Optional[Finding]:
+    """A ROCm torch under WSL: only AMD's WSL runtime reaches the GPU, and the PyTorch index's wheels bring an HSA
+    runtime without it."""
+    torch_version = facts.torch.version or ""
+    rocm = facts.torch.hip or ("+rocm" in torch_version and torch_version) or rocm_index(facts)
+    if not rocm or facts.platform.system not in (None, "Linux") or (version is None and not extras(
+            facts, "paste.wsl.mentioned")):
+        return None
+    return Finding(
+        "platform.wsl", Severity.WARNING,
+        f"a ROCm torch ({rocm}) under WSL: there the GPU is reached only through AMD's WSL runtime, which the ROCm "
+        "wheels of download.pytorch.org do not use",
+        f"Observed: ROCm torch ({rocm}) under WSL. Required: AMD's Windows driver with WSL support, ROCm installed for "
+        "WSL inside the distribution, and a torch whose bundled HSA runtime (torch/lib/libhsa-runtime64.so) is "
+        "replaced by the one from /opt/rocm, or AMD's own torch wheels for WSL (repo.radeon.com), as AMD's WSL guide "
+        "describes; otherwise HIP finds no device (hipErrorNoDevice) and torch.cuda.is_available() is False.",
+        Fix("Follow AMD's ROCm-on-WSL guide for this GPU and ROCm release, then check what ROCm sees.",
+            ("rocminfo | grep -i gfx", 'python -c "import torch; print(torch.version.hip, torch.cuda.is_available())"')),
+        (_ROCM_WSL_GUIDE,), ("torch.hip", "rocm_index", "platform.wsl"),
+    )

@@ -15,8 +15,8 @@ from gpudoctor.facts import Facts, Meta, Source
 from gpudoctor.parsers.collect_env.infer import infer
 from gpudoctor.parsers.collect_env.text import FIELDS
 from gpudoctor.parsers.collect_env.warnings import scan
-from gpudoctor.parsers.paste import (apple, containers, installs, keyvalue, logs, packages, prose, pypi, signatures, tools,
-                                     vendors, wsl)
+from gpudoctor.parsers.paste import (apple, containers, installs, keyvalue, logs, namespaces, packages, prose, pypi,
+                                     signatures, tools, vendors, wsl)
 from gpudoctor.parsers.paste.merge import Conflict, merge
 from gpudoctor.parsers.paste.observe import QUOTE_CHARS, Observation, Parser, observe, printable, run_all
 from gpudoctor.parsers.paste.segments import MAX_LINE, Body, Segment, split
@@ -52,13 +52,14 @@ PARSERS: Tuple[Parser, ...] = (
     prose.gpu_mentions,
     prose.visible_devices,
     prose.two_answers,
+    namespaces.namespaces,
     installs.install_logs,
     installs.conda_commands,
     vendors.amd_gpu,
     pypi.hints,
 )
 # What a paste says in passing about the machine: context for the facts, not enough to call the paste recognised.
-CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index", "mac.chip", "torch_source",
+CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index", "mac.chip", "torch_source", "python_command",
                            signatures.TRACEBACK_CUT}) | pypi.NOT_MERGED
 
 
@@ -173,6 +174,7 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     """The facts in ``text``; ``base`` (collect_env or a gpudoctor report found in it) takes precedence."""
     body = split(text)
     observations = list(run_all(PARSERS + (_warning_signals,), body.segments))
+    observations += prose.answers_above_code(body.segments)
     observations.sort(key=lambda o: o.line)  # "first" means first in the paste, whichever parser read it
     if base is not None:  # collect_env's own fields are its parser's to read
         observations = [o for o in observations if not (o.fmt == "env report" and _COLLECT_ENV_LABEL.match(o.quote))]

@@ -20,6 +20,7 @@ class Sig(enum.Enum):
     NOT_COMPILED = "not-compiled-with-cuda"
     NO_DRIVER = "no-driver"
     NO_DEVICE = "no-device"
+    HIP_NO_DEVICE = "hip-no-device"
     ERR_802 = "error-802"
     ERR_803 = "error-803"
     ERR_804 = "error-804"
@@ -63,6 +64,12 @@ class Sig(enum.Enum):
     OUT_OF_MEMORY = "out-of-memory"
     DEVICE_ASSERT = "device-side-assert"
     MISALIGNED = "misaligned-address"
+    DUPLICATE_GPU = "ranks-share-a-gpu"
+    NCCL_P2P = "nccl-peer-access"
+    NVCC_ARCH = "nvcc-unsupported-arch"
+    ILLEGAL_ACCESS = "illegal-memory-access"
+    BF16_UNSUPPORTED = "bfloat16-needs-ampere"
+    NCCL_SYSTEM = "nccl-system-error"
     DEVICE_MISMATCH = "tensors-on-different-devices"
     SPAWN_GUARD = "spawn-without-main-guard"
     GPU_LOADED = "model-loaded-on-gpu"
@@ -107,8 +114,11 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the NVIDIA driver is older than the CUDA runtime torch was built with", INIT),
     _s(Sig.NOT_COMPILED, "not compiled with cuda", r"Torch not compiled with CUDA enabled",
        "torch is a CPU-only build (or macOS, which has no CUDA)", INIT),
-    _s(Sig.NO_DRIVER, "found no nvidia driver", r"Found no NVIDIA driver on your system",
+    _s(Sig.NO_DRIVER, "nvidia driver", r"Found no NVIDIA driver on your system|\bNo NVIDIA drivers? (?:was |were )?found "
+       r"on (?:your|this) system",
        "no NVIDIA driver is loaded", INIT),
+    _s(Sig.HIP_NO_DEVICE, "hiperrornodevice", r"hipErrorNoDevice|no ROCm-capable device is detected",
+       "HIP (ROCm) finds no GPU", INIT),
     _s(Sig.NO_DEVICE, "cuda", r"no CUDA-capable device (?:is )?detected|No CUDA GPUs are available|cudaErrorNoDevice",
        "CUDA sees no GPU (none visible to this process)", INIT),
     _s(Sig.NO_DEVICE, "no devices were found", r"^\s*No devices were found\s*$",
@@ -126,7 +136,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.NVML_MISMATCH, "version mismatch", r"(?:Failed to initialize NVML: )?Driver/library version mismatch",
        "the NVIDIA kernel module and user-space libraries differ: the driver was updated without a reboot",
        "driver.nvml_error_text"),
-    _s(Sig.NVML_UNKNOWN, "failed to initialize nvml: unknown error", r"Failed to initialize NVML: Unknown Error",
+    _s(Sig.NVML_UNKNOWN, "nvml: unknown error", r"Failed to initi\w{0,5}ze NVML: Unknown Error",  # also as retyped
        "inside a container the GPU devices were lost (cgroups: systemd reloaded the container's device rules)",
        "driver.nvml_error_text"),
     _s(Sig.SMI_NO_DRIVER, "communicate with the nvidia driver",
@@ -231,7 +241,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "Secure Boot refuses the unsigned NVIDIA kernel module, so the driver never loads"),
     _s(Sig.PAGING_FILE, "1455", r"\[WinError 1455\]|The paging file is too small for this operation",
        "Windows could not map torch's CUDA DLLs: its paging file (virtual memory) is too small"),
-    _s(Sig.WIN_DLL, "dll", r"[Ee]rror loading \"?[^\"\n]*?\b\w+\.dll\b[^\n]*?or one of its dependencies",
+    _s(Sig.WIN_DLL, "dll", r"\b[Ee]rr?or? loading\s*[\"\u201c\u201d']?[^\"\u201c\u201d\n]*?\b\w+\.dll\b[^\n]*?or one of its "
+       r"dependencies",
        "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
     _s(Sig.MATH_LIB_INIT, "status_", r"CUBLAS_STATUS_NOT_INITIALIZED|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_INITIALIZED",
        "cuBLAS or cuDNN could not start on the GPU: usually its memory was already used up; otherwise the library "
@@ -256,7 +267,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.TORCH_NOT_FOUND, "not a supported wheel", r"(?:torch|torchvision|torchaudio)-[\w.+-]+\.whl is not a supported "
        r"wheel on this platform",
        "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
-    _s(Sig.OUT_OF_MEMORY, "out of memory", r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory",
+    _s(Sig.OUT_OF_MEMORY, "out of memory", r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|"
+       r"\b(?:gpu|cuda|an?|the)\s+out[- ]of[- ]memory(?:\s+error)?\b",
        "the GPU works but ran out of memory: reduce the batch size or model size", healthy=True),
     _s(Sig.OUT_OF_MEMORY, "cache blocks", r"No available memory for the cache blocks|"
        r"insufficient memory for the KV cache|is larger than the maximum number of tokens that can be stored in KV cache",
@@ -267,6 +279,19 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU works; a kernel assertion failed in the code (usually an index or label out of range)", healthy=True),
     _s(Sig.DEVICE_ASSERT, "device-side assert", r"device-side assert triggered",
        "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
+    _s(Sig.NVCC_ARCH, "unsupported gpu architecture", r"nvcc fatal\s*:\s*Unsupported gpu architecture",
+       "the CUDA toolkit (nvcc) building an extension does not know the GPU architecture it was asked to compile for"),
+    _s(Sig.ILLEGAL_ACCESS, "illegal memory access", r"an illegal memory access was encountered",
+       "the GPU runs CUDA; a kernel accessed memory it should not (a bug in the program or a library)", healthy=True),
+    _s(Sig.BF16_UNSUPPORTED, "bfloat16", r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0",
+       "the GPU works; the model asks for bfloat16, which GPUs before Ampere (8.0) lack", healthy=True),
+    _s(Sig.NCCL_P2P, "peer access", r"peer access is not supported between these two devices|"
+       r"failed to open CUDA IPC handle", "NCCL's peer-to-peer transport between the GPUs fails"),
+    _s(Sig.NCCL_SYSTEM, "unhandled system error", r"NCCL error[^\n]*unhandled system error|"
+       r"ncclSystemError", "NCCL could not set up communication between the ranks"),
+    _s(Sig.DUPLICATE_GPU, "duplicate gpu detected", r"Duplicate GPU detected",
+       "the GPU works; several distributed ranks run on one GPU (more processes than GPUs, or each rank left on "
+       "cuda:0)", healthy=True),
     _s(Sig.MISALIGNED, "misaligned address", r"\bmisaligned address\b",
        "the GPU works; a kernel in the program or a library read a misaligned address (a bug in that code)",
        healthy=True),

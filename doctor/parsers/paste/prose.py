@@ -4,7 +4,7 @@ assignments that set CUDA_VISIBLE_DEVICES."""
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from gpudoctor.compat import gpu_info
 from gpudoctor.parsers.paste.observe import Observation, observe
@@ -33,6 +33,14 @@ _ASSIGN = re.compile(
     r"|os\.environ\[['\"]CUDA_VISIBLE_DEVICES['\"]\]\s*=\s*['\"]([\w,-]*)['\"]"
     r"|\bsetenv\s+CUDA_VISIBLE_DEVICES\s+([\w,-]+))", re.I)
 _COMMAND = re.compile(r"^\s*(?:\$\s*)?(?:pip3?|uv|conda|mamba|apt|git|wget|curl)\b")
+_VERBS = r"(?:prints?|printing|returns?|returning|gives?|giving|outputs?|outputting|shows?|showing|says)"
+_SAID_ANSWER = re.compile(_VERBS + r"\s+[`'\"*]*(True|False)\b[`'\"*]*\s*[:.]?\s*$", re.I)
+# the answer on its own line under the command: "gives TRUE."
+_ANSWER_BELOW = re.compile(r"^\s*(?:(?:it|this|that|which|and|but)\s+)?(?:still\s+)?" + _VERBS
+                           + r"\s+[`'\"*]*(True|False)\b[`'\"*]*\s*[.!]?\s*$", re.I)
+_ASKS = "print(torch.cuda.is_available())"  # the command prints only this
+# an interpreter a command line runs: "python3 -c ...", "py -3.11 -c", "/opt/venv/bin/python -c"
+_INTERPRETER = re.compile(r"^\s*(?:[$>]\s*)?((?:[\w.~:-]*[/\\])*(?:python[\d.]*|py)(?:\.exe)?)(?:\s+-[\w.]+)*?\s+-c\b")
 _SAYS_TRUE = re.compile(r"torch\.cuda\.is_available\(\)[`'\"]?\s*(?:still\s+)?(?:returns?|returning|is|=+|:|gives|"
                         r"prints|shows|->|=>|→|是|返回)?\s*[`*'\"]*True\b")
 # "it prints `True` when I run train.py, but `False` when I run it from the sampler": two answers in one sentence
@@ -70,6 +78,36 @@ def two_answers(segment: Segment) -> Iterator[Observation]:
             yield observe("torch.is_available", m.group(2) == "True", segment, line, "prose")
         elif "False" not in text and _SAYS_TRUE.search(text):
             yield observe("torch.is_available", True, segment, line, "prose")
+
+
+def _asks_only(text: str) -> bool:
+    asked = text.strip().strip("`")
+    return _ASKS in asked.replace(" ", "") or asked.removeprefix(">>>").strip() == "torch.cuda.is_available()"
+
+
+def answers_above_code(segments: Sequence[Segment]) -> Iterator[Observation]:
+    """A sentence that gives the answer ("it prints False:") above the code that asks is_available() (the next
+    lines, often a code block of its own), or on its own line under it ("gives TRUE."), as issue bodies put it; and
+    the interpreter each command line runs, so that two of them can be told apart."""
+    flat = [(segment, line) for segment in segments for line in segment.lines]
+    for i, (segment, line) in enumerate(flat):
+        text = line.text
+        if "-c" in text and "py" in text:
+            m = _INTERPRETER.match(text)
+            if m:
+                yield observe("python_command", m.group(1)[:120], segment, line, "command line")
+        if "is_available" in text or not ("false" in text.lower() or "true" in text.lower()):
+            continue
+        said = _SAID_ANSWER.search(text)
+        if said and any(_asks_only(other.text) for _, other in flat[i + 1:i + 9] if "is_available()" in other.text):
+            asked = next(other.text for _, other in flat[i + 1:i + 9] if "is_available()" in other.text)
+            if _asks_only(asked):
+                yield observe("torch.is_available", said.group(1).lower() == "true", segment, line, "prose")
+                continue
+        below = _ANSWER_BELOW.match(text)
+        above = [other.text for _, other in flat[max(0, i - 3):i] if other.text.strip()]
+        if below and above and "is_available()" in above[-1] and _asks_only(above[-1]):
+            yield observe("torch.is_available", below.group(1).lower() == "true", segment, line, "prose")
 
 
 def visible_devices(segment: Segment) -> Iterator[Observation]:

@@ -38,7 +38,7 @@ def signatures(segment: Segment) -> Iterator[Observation]:
     lines = segment.lines
     for i, line in enumerate(lines):
         text = line.text
-        if text.lstrip().startswith(_CODE):
+        if text.lstrip().startswith(_CODE) and not text.lstrip().startswith("##"):  # "##": a Markdown heading
             continue
         following = lines[i + 1].text.strip() if i + 1 < len(lines) else ""
         sig = _first(hits, text, text.lower())

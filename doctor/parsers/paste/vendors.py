@@ -18,6 +18,8 @@ _GFX = re.compile(r"\bgfx(?:90[0-9a-c]|9\d{2}|1[0-2]\d{2})[a-z]?\b")
 _AMDGCN = re.compile(r"\bamdgcn-amd-amdhsa\b")
 _RADEON = re.compile(r"\bRadeon(?:\(TM\))?\s+(?:RX|Pro|PRO|VII|Vega|\d{3,4}M?)\b(?:[ -]?\w{1,5}){0,2}")
 _RX = re.compile(r"\bRX ?[4-9]\d{2,3}(?: ?XTX?| ?GRE| ?XT)?\b")
+# "AMD 7900 GRE", "AMD RX 6800 XT": a Radeon model named after the maker (a Ryzen's "5950X" is not: its X ends the match)
+_AMD_MODEL = re.compile(r"\bAMD\s+(?:Radeon\s+)?(?:RX\s?)?[5-9]\d{3}(?:\s?(?:XTX|XT|GRE))?\b(?![X\d])")
 _INSTINCT = re.compile(r"\b(?:AMD )?Instinct(?:\(TM\))? ?MI\d{2,3}\w*\b|\bMI(?:50|60|100|210|250X?|300[AX]|325X|355X)\b")
 _AMD_WORDS = re.compile(r"\bAMD (?:Radeon )?(?:GPUs?|graphics(?: cards?)?|cards?|APUs?|video cards?)\b|\bAPU\b.{0,20}\bAMD\b|"
                         r"\bRadeon (?:GPUs?|cards?|graphics cards?)\b|\[AMD/ATI\]|\bNavi ?[1-4]\d\b", re.I)
@@ -51,6 +53,9 @@ def _evidence(text: str) -> Iterator[str]:
             yield m.group()
     if "AMD" in text or "Radeon" in text or "Navi" in text or "amd" in low:
         m = _AMD_WORDS.search(text)
+        if m:
+            yield m.group()
+        m = _AMD_MODEL.search(text) if "AMD" in text and "RX" not in text and not _CPU_LINE.search(text) else None
         if m:
             yield m.group()
     if "/dev/kfd" in text and _KFD.search(text):

@@ -1,0 +1,66 @@
+"""What the messages of programs that got as far as running mean: builds of extensions, multi-GPU communication,
+and the messages only a working CUDA stack prints (out of memory, kernel bugs, settings)."""
+
+from __future__ import annotations
+
+from typing import Dict
+
+from gpudoctor.checks.support.cause import NOTE, Cause, W
+
+RUNNING: Dict[str, Cause] = {
+    "out-of-memory": Cause(NOTE, "the CUDA environment works: the GPU ran out of memory",
+                           "Not an installation problem: reduce the batch size, sequence length or model size, use "
+                           "mixed precision, or free memory held by other processes (nvidia-smi lists them).",
+                           ("nvidia-smi",)),
+    "device-side-assert": Cause(NOTE, "the CUDA environment works: a kernel assertion failed in the code",
+                                "Not an installation problem: run with CUDA_LAUNCH_BLOCKING=1 to find the failing "
+                                "operation (usually an index or label out of range).", ("CUDA_LAUNCH_BLOCKING=1 python train.py",)),
+    "nvcc-unsupported-arch": Cause(W, "building a CUDA extension: the CUDA toolkit (nvcc) is too old for the GPU "
+                                      "architecture it was asked to compile for",
+                                   "Use a CUDA toolkit new enough for the GPU (sm_89 and sm_90 need CUDA 11.8, "
+                                   "sm_100 and sm_120 12.8) and of torch's CUDA major, or limit the build to "
+                                   "architectures this nvcc knows with TORCH_CUDA_ARCH_LIST (e.g. \"8.6\").",
+                                   ("nvcc --version", 'python -c "import torch; print(torch.version.cuda, '
+                                    'torch.cuda.get_device_capability())"')),
+    "illegal-memory-access": Cause(NOTE, "the CUDA environment works: a kernel accessed memory it should not",
+                                   "Usually a bug in the program or one of its libraries (an index out of range, a "
+                                   "wrong shape); run with CUDA_LAUNCH_BLOCKING=1 to find the kernel. If every CUDA "
+                                   "program fails this way, look for Xid errors in the kernel log (hardware).",
+                                   ("CUDA_LAUNCH_BLOCKING=1 python train.py", "sudo dmesg | grep -i xid")),
+    "bfloat16-needs-ampere": Cause(NOTE, "the CUDA environment works: the model asks for bfloat16, which this GPU "
+                                         "lacks (it needs compute capability 8.0)",
+                                   "Not an installation problem: run the model in float16 instead (vLLM: --dtype "
+                                   "half; transformers: torch_dtype=torch.float16).", ()),
+    "nccl-peer-access": Cause(W, "NCCL's peer-to-peer transport fails: the machine does not give these GPUs peer "
+                                 "access to each other (torch and CUDA themselves work)",
+                              "Peer access between GPUs needs a PCIe topology, BIOS (ACS, IOMMU) or virtualisation "
+                              "that allows it; nvidia-smi topo -m shows the links. Until it does, tell NCCL not to "
+                              "use it: set NCCL_P2P_DISABLE=1 for the run (slower transfers, through host memory).",
+                              ("nvidia-smi topo -m", "NCCL_P2P_DISABLE=1 NCCL_DEBUG=INFO python train.py")),
+    "nccl-system-error": Cause(W, "NCCL could not set up communication between the ranks (unhandled system error)",
+                               "Usually the system around the GPUs: in a container /dev/shm is too small (start it "
+                               "with --ipc=host or --shm-size=16g), or NCCL picked a network interface it cannot use "
+                               "(set NCCL_SOCKET_IFNAME). Run again with NCCL_DEBUG=INFO: its WARN lines name the call "
+                               "that failed.", ("df -h /dev/shm", "NCCL_DEBUG=INFO python train.py")),
+    "ranks-share-a-gpu": Cause(NOTE, "the CUDA environment works: several distributed ranks run on one GPU",
+                               "Not an installation problem: start one process per GPU (torchrun --nproc_per_node, "
+                               "accelerate's num_processes, equal to the GPU count) and have each rank use "
+                               "cuda:LOCAL_RANK (torch.cuda.set_device) before it creates the process group.",
+                               ("nvidia-smi -L",)),
+    "misaligned-address": Cause(NOTE, "the CUDA environment works: a kernel read a misaligned address",
+                                "Not an installation problem: a kernel in the program or one of its libraries has a "
+                                "bug (often a regression after an update); run with CUDA_LAUNCH_BLOCKING=1 to find the "
+                                "kernel, then go back to the last version that worked and report it to that project.",
+                                ("CUDA_LAUNCH_BLOCKING=1 python train.py",)),
+    "spawn-without-main-guard": Cause(NOTE, "the CUDA environment is not involved: worker processes start by spawn "
+                                            "and the script has no if __name__ == '__main__': guard",
+                                      "Not an installation problem: put the script's top-level code under "
+                                      "if __name__ == '__main__': (DataLoader workers re-import the main module on "
+                                      "Windows and macOS), or set num_workers=0.", ()),
+    "model-loaded-on-gpu": Cause(NOTE, "the CUDA environment works: vLLM loaded the model's weights onto the GPU",
+                                 "Not an installation problem: what fails comes after the weights are on the GPU "
+                                 "(memory for the KV cache, the model's size for the GPUs, a setting).", ("nvidia-smi",)),
+    "tensors-on-different-devices": Cause(NOTE, "the CUDA environment works: the code mixes CPU and GPU tensors",
+                                          "Not an installation problem: move the model and every input to the same "
+                                          "device.", ()),
+}
