@@ -71,13 +71,16 @@ def _mismatch(facts: Facts) -> Optional[Finding]:
     sides = (("user-space", user), ("kernel module", d.kernel_module_version))
     observed = ", ".join(f"{label} {value}" for label, value in sides if value)
     where = "On the host, not in this container: r" if facts.platform.container else "R"
+    works = facts.torch.is_available is True
     return Finding(
         code="driver.nvml-mismatch",
-        severity=Severity.ERROR,
-        summary="NVIDIA driver/library version mismatch" + (f": {observed}" if observed else ""),
+        severity=Severity.WARNING if works else Severity.ERROR,
+        summary="NVIDIA driver/library version mismatch" + (f": {observed}" if observed else "")
+        + ("; torch still sees the GPU, so only NVML (nvidia-smi) fails for now" if works else ""),
         detail=(
             "The driver's user-space libraries were replaced (often by an unattended upgrade) while the old kernel "
-            "module is still loaded; NVML and CUDA refuse to work until the two match again."
+            "module is still loaded; NVML and CUDA refuse to work until the two match again"
+            + (" (processes that started CUDA before the change keep working; new ones fail)." if works else ".")
             + (f"\n{texts}" if texts else "")
         ),
         fix=Fix(

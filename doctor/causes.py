@@ -90,6 +90,7 @@ CONSEQUENCES: Mapping[str, Tuple[str, ...]] = {
     # GPU request the driver is not this process's to load: no driver there is the platform's doing
     "driver.not-loaded": ("paste.secure-boot", "platform.container", "platform.wsl", "paste.job-without-gpu"),
     "paste.no-device": ("platform.container",),
+    "paste.smi-no-driver": ("platform.container",),
     # ROCm finds no GPU under WSL: the WSL check names the runtime that reaches it
     "paste.hip-no-device": ("platform.wsl", "torch.rocm-build-on-nvidia"),
     # a CUDA torch on a machine whose GPU is AMD reads any NVIDIA driver there as too old, or finds none

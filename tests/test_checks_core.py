@@ -197,7 +197,8 @@ def test_driver_versions_that_disagree_are_a_mismatch_even_without_an_nvml_error
     finding = only(driver.driver, facts)
     assert (finding.code, finding.summary, finding.fix) == (
         "driver.nvml-mismatch",
-        "NVIDIA driver/library version mismatch: user-space 580.95.05, kernel module 580.82.07",
+        "NVIDIA driver/library version mismatch: user-space 580.95.05, kernel module 580.82.07; torch still sees the "
+        "GPU, so only NVML (nvidia-smi) fails for now",
         Fix("On the host, not in this container: reboot, or stop every process that uses the GPU and reload the "
             "kernel modules. Then hold the driver packages so they change only when you upgrade on purpose.",
             ("sudo reboot", RELOAD, "sudo dnf versionlock add 'nvidia-*' 'kmod-nvidia*' 'akmod-nvidia*'")),

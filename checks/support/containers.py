@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 from gpudoctor.checks.support.paste_notes import extras
 from gpudoctor.facts import Facts
@@ -18,7 +18,7 @@ CAPABILITIES = "NVIDIA_DRIVER_CAPABILITIES=compute,utility"
 FAILING = ("no-driver", "no-device", "libcuda-missing", "cuda-unavailable", "smi-no-driver")
 # messages only a working GPU prints: the container had the GPU
 WORKING = ("out-of-memory", "device-side-assert", "tensors-on-different-devices", "misaligned-address",
-           "ranks-share-a-gpu", "illegal-memory-access", "bfloat16-needs-ampere")
+           "ranks-share-a-gpu", "illegal-memory-access", "bfloat16-needs-ampere", "gpu-slower-than-cpu")
 EVIDENCE = ("paste.container.run", "paste.container.no_gpu", "torch.init_error")
 
 
@@ -70,8 +70,10 @@ def started_without_gpus(facts: Facts) -> Optional[Finding]:
     "Found no NVIDIA driver" inside it) and a program in it finding no GPU; None when the paste shows the GPU working."""
     runs = container_runs(facts)
     found = extras(facts, "paste.signature")
-    if not runs or any(sig in WORKING for sig in found):
+    if any(sig in WORKING for sig in found):
         return None
+    if not runs:
+        return _said_in_container(facts, found)
     failing = _failing(facts)
     bare = [r for r in runs if r.request is GpuRequest.NONE]
     asked = [r for r in runs if r.request.asks]
@@ -108,3 +110,22 @@ def started_without_gpus(facts: Facts) -> Optional[Finding]:
             fix_for(run, driver_missing=True), LINKS, EVIDENCE,
         )
     return None
+
+
+def _said_in_container(facts: Facts, found: Sequence[str]) -> Optional[Finding]:
+    """The paste says the program runs in a container, does not show how it was started, and shows CUDA finding no
+    GPU while nothing shows the GPU reaching the container (nvidia-smi, a driver version)."""
+    said = extras(facts, "paste.container_said")
+    failing = [sig for sig in found if sig in FAILING] or (["cuda-unavailable"] if facts.torch.is_available is False
+                                                           else [])
+    if not said or not failing or facts.gpus or facts.driver.version or facts.torch.cuda_compiled is False:
+        return None
+    return Finding(
+        "platform.container", Severity.WARNING,
+        "the program runs in a container and finds no GPU, and the paste does not show how the container was "
+        "started: a container has the GPUs only when started with them",
+        f"Observed: {said[0]}; then {', '.join(failing)}. Required: the container started with the GPUs (docker run "
+        "--gpus all; podman run --device nvidia.com/gpu=all; a compose device reservation) on a host with the NVIDIA "
+        "Container Toolkit. How sure: likely; run the test below on the host and nvidia-smi inside the container.",
+        fix_for(None), LINKS, EVIDENCE,
+    )

@@ -47,6 +47,11 @@ RUNNING: Dict[str, Cause] = {
                                "accelerate's num_processes, equal to the GPU count) and have each rank use "
                                "cuda:LOCAL_RANK (torch.cuda.set_device) before it creates the process group.",
                                ("nvidia-smi -L",)),
+    "gpu-slower-than-cpu": Cause(NOTE, "the CUDA environment works: a timing shows the GPU slower than the CPU",
+                                 "Not an installation problem: a single run includes CUDA's start-up and the first "
+                                 "calls' warm-up (kernel loading, cuDNN autotuning), and small inputs do not fill a "
+                                 "GPU. Time many iterations after a few warm-up ones, with torch.cuda.synchronize() "
+                                 "before reading the clock, and compare with larger batches.", ()),
     "misaligned-address": Cause(NOTE, "the CUDA environment works: a kernel read a misaligned address",
                                 "Not an installation problem: a kernel in the program or one of its libraries has a "
                                 "bug (often a regression after an update); run with CUDA_LAUNCH_BLOCKING=1 to find the "

@@ -52,6 +52,8 @@ PARSERS: Tuple[Parser, ...] = (
     prose.gpu_mentions,
     prose.visible_devices,
     prose.two_answers,
+    prose.in_containers,
+    prose.gpu_works,
     namespaces.namespaces,
     installs.install_logs,
     installs.conda_commands,
@@ -59,7 +61,7 @@ PARSERS: Tuple[Parser, ...] = (
     pypi.hints,
 )
 # What a paste says in passing about the machine: context for the facts, not enough to call the paste recognised.
-CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index", "mac.chip", "torch_source", "python_command",
+CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index", "mac.chip", "torch_source", "python_command", "container_said",
                            signatures.TRACEBACK_CUT}) | pypi.NOT_MERGED
 
 
@@ -132,6 +134,7 @@ def _derive(facts: Facts, found: Tuple[Sig, ...]) -> Facts:
 
 
 CUDA_FLIPS = "cuda_flips"  # torch answered True in one run and False in another
+_NO_GPU_HERE = (Sig.CUDA_UNAVAILABLE, Sig.NO_DEVICE)  # what a run says when the GPU is hidden from it
 
 
 def _unavailable(observations: List[Observation]) -> List[Observation]:
@@ -144,6 +147,10 @@ def _unavailable(observations: List[Observation]) -> List[Observation]:
     if said is not None and works is not None:
         lines = f"True on line {works.line}, False on line {said.line}"
         return [dataclasses.replace(said, path=CUDA_FLIPS, value=lines)]
+    none = next((o for o in observations if o.path == "signature" and o.value in _NO_GPU_HERE), None)
+    if works is not None and none is not None:  # torch saw the GPU, then a run of the program saw none
+        lines = f"True on line {works.line}, then '{none.quote.strip()[:120]}' on line {none.line}"
+        return [dataclasses.replace(none, path=CUDA_FLIPS, value=lines)]
     if any(o.path == "signature" for o in observations):
         return []
     return [dataclasses.replace(said, path="signature", value=Sig.CUDA_UNAVAILABLE)] if said else []
@@ -154,7 +161,7 @@ def _with_availability(observations: List[Observation]) -> List[Observation]:
     unavailable" describes only one of the runs and is left out."""
     added = _unavailable(observations)
     if any(o.path == CUDA_FLIPS for o in added):
-        observations = [o for o in observations if not (o.path == "signature" and o.value is Sig.CUDA_UNAVAILABLE)]
+        observations = [o for o in observations if not (o.path == "signature" and o.value in _NO_GPU_HERE)]
     return observations + added
 
 

@@ -64,6 +64,8 @@ class Sig(enum.Enum):
     OUT_OF_MEMORY = "out-of-memory"
     DEVICE_ASSERT = "device-side-assert"
     MISALIGNED = "misaligned-address"
+    GPU_SLOWER = "gpu-slower-than-cpu"
+    EXT_BUILD_NO_CUDA = "extension-build-without-cuda"
     DUPLICATE_GPU = "ranks-share-a-gpu"
     NCCL_P2P = "nccl-peer-access"
     NVCC_ARCH = "nvcc-unsupported-arch"
@@ -119,7 +121,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "no NVIDIA driver is loaded", INIT),
     _s(Sig.HIP_NO_DEVICE, "hiperrornodevice", r"hipErrorNoDevice|no ROCm-capable device is detected",
        "HIP (ROCm) finds no GPU", INIT),
-    _s(Sig.NO_DEVICE, "cuda", r"no CUDA-capable device (?:is )?detected|No CUDA GPUs are available|cudaErrorNoDevice",
+    _s(Sig.NO_DEVICE, "cuda", r"no CUDA-capable device (?:is )?detected|No CUDA GPUs (?:are )?available|cudaErrorNoDevice|"
+       r"cuda runtime error \((?:100|38)\)(?!\s*:\s*\w)",  # cudaErrorNoDevice's numbers after and before CUDA 10.1
        "CUDA sees no GPU (none visible to this process)", INIT),
     _s(Sig.NO_DEVICE, "no devices were found", r"^\s*No devices were found\s*$",
        "nvidia-smi finds no GPU: the driver is loaded but sees none (hidden from this container or VM, or lost)"),
@@ -142,14 +145,14 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.SMI_NO_DRIVER, "communicate with the nvidia driver",
        r"NVIDIA-SMI has failed because it couldn.t communicate with the NVIDIA driver",
        "no NVIDIA driver is loaded", "driver.smi_error_text"),
-    _s(Sig.SMI_NO_DRIVER, "nvidia-smi", r"nvidia-smi: (?:command )?not found|'nvidia-smi' is not recognized as an internal "
+    _s(Sig.SMI_NO_DRIVER, "nvidia-smi", r"nvidia-smi`?:? (?:command )?not found|nvidia-smi`?[^\n]{0,16}?\bcommand not found|'nvidia-smi' is not recognized as an internal "
        r"or external command|The term 'nvidia-smi' is not recognized",
        "nvidia-smi is not installed: no NVIDIA driver is installed here (or the container was started without it)",
        "driver.smi_error_text"),
     _s(Sig.CONTAINER_CLI, "nvidia-container-cli", r"nvidia-container-cli: (?:initialization error|detection error)",
        "the NVIDIA Container Toolkit cannot load the host driver (libnvidia-ml.so.1): the driver is missing on the "
        "host or the toolkit looks in the wrong place"),
-    _s(Sig.DOCKER_NO_GPU, "could not select device driver", r"could not select device driver \"[^\"]*\" with capabilities: \[\[gpu\]\]",
+    _s(Sig.DOCKER_NO_GPU, "could not select device driver", r"could not select device driver (?:\"[^\"]*\" )?with capabilities: \[\[gpu\]\]",
        "Docker has no GPU runtime: the NVIDIA Container Toolkit is not installed or not configured"),
     _s(Sig.INVALID_ORDINAL, "invalid device ordinal", r"invalid device ordinal",
        "the code asks for a GPU index that this process cannot see (CUDA_VISIBLE_DEVICES or the device count)"),
@@ -192,6 +195,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
     _s(Sig.BNB_NO_GPU, "libbitsandbytes_cpu", r"^\s*bin\s+\S*libbitsandbytes_cpu\.(?:so|dll)\b",
        "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
+    _s(Sig.EXT_BUILD_NO_CUDA, "cuda is not availabel", r"NotImplementedError: Cuda is not availabel",
+       "a CUDA extension's setup script refuses to build: it needs a CUDA toolkit (CUDA_HOME) and torch seeing a GPU"),
     _s(Sig.CUDA_HOME_UNSET, "cuda_home", r"CUDA_HOME environment variable is not set|"
        r"CUDA_HOME does not exist, unable to compile CUDA op",
        "building a CUDA extension needs the CUDA toolkit (nvcc); torch's wheels do not include it"),
@@ -244,6 +249,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.WIN_DLL, "dll", r"\b[Ee]rr?or? loading\s*[\"\u201c\u201d']?[^\"\u201c\u201d\n]*?\b\w+\.dll\b[^\n]*?or one of its "
        r"dependencies",
        "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
+    _s(Sig.WIN_DLL, "dll", r"\b(?:error|fail\w*)\b[^.\n]{0,40}\bload\w*\b[^.\n]{0,20}?\b(?:c10|torch_cpu|torch_cuda|"
+       r"torch_python|fbgemm|cudnn\w*|cublas\w*)\.dll\b", "a DLL that torch loads failed on Windows"),  # prose: no message
     _s(Sig.MATH_LIB_INIT, "status_", r"CUBLAS_STATUS_NOT_INITIALIZED|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_INITIALIZED",
        "cuBLAS or cuDNN could not start on the GPU: usually its memory was already used up; otherwise the library "
        "does not support this GPU"),
@@ -252,7 +259,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDA_UNAVAILABLE, "available", r"GPUAccelerator can not run on your system|"
        r"User provided device_type of .cuda., but CUDA is not available|"
        r"on a CUDA device but torch\.cuda\.is_available\(\) is False|\bCUDA is not available|"
-       r"torch\.cuda\.is_available\(\)[`\"']?\s*(?:still\s+)?(?:returns?|returning|is|=+|:|gives|prints|shows|->|=>|→|是|返回)?\s*[`*\"']*False\b",
+       r"torch\.cuda\.is_available\(\)[`\"']?\s*(?:still\s+)?(?:returns?|returning|is|=+|:|gives|prints|shows|->|=>|→|是|返回)?\s*[`*\"']*False\b|"
+       r"torch\.cuda\.is_available\(\)[^.\n]{1,40}?\b(?:returns?|gives|prints|shows)\s+[`*\"']*False\b",
        _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "not able to use gpu", r"Torch is not able to use GPU", _UNAVAILABLE),
@@ -292,6 +300,10 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.DUPLICATE_GPU, "duplicate gpu detected", r"Duplicate GPU detected",
        "the GPU works; several distributed ranks run on one GPU (more processes than GPUs, or each rank left on "
        "cuda:0)", healthy=True),
+    _s(Sig.GPU_SLOWER, "pu", r"\bGPU\b[^.\n]{0,40}\bslower than\b[^.\n]{0,20}\bCPU\b|\bCPU\b[^.\n]{0,40}\bfaster than\b"
+       r"[^.\n]{0,20}\bGPU\b|CPU[^。\n]{0,30}比[^。\n]{0,10}GPU[^。\n]{0,10}更?快|GPU[^。\n]{0,30}比[^。\n]{0,10}CPU[^。\n]{0,10}更?慢",
+       "the GPU works; a timing shows it slower than the CPU (start-up, warm-up or work too small for a GPU)",
+       healthy=True),
     _s(Sig.MISALIGNED, "misaligned address", r"\bmisaligned address\b",
        "the GPU works; a kernel in the program or a library read a misaligned address (a bug in that code)",
        healthy=True),

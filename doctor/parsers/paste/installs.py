@@ -24,6 +24,8 @@ _CPU_WORDS = re.compile(r"(?:\bcpu[- ]only\b|\bcpu (?:version|build|wheel)\b|`?\
                         r"\b(?:build|version|wheel|package)s? without (?:cuda|gpu)(?: support)?\b|"
                         r"\bnon-?cuda (?:torch|pytorch|build|version|wheel)\b|\b(?:py)?torch for (?:the )?cpu\b|"
                         r"cpu\s*(?:版本|版))", re.I)
+_FETCHING = re.compile(r"^\s*(?:Downloading|Collecting|Obtaining|Looking in|Saved|Processing|Using cached|File was)\b",
+                       re.I)  # pip's own lines: the wheel was fetched, not necessarily installed
 _TORCH_WORD = re.compile(r"\b(?:py)?torch\b|torch\.__version__", re.I)
 _LATER = re.compile(r"\b(?:after(?:wards)?|now|since then|then|became|replaced|changes?d?|switched|turned into|"
                     r"downgraded|ended up|install(?:s|ed)|pulled(?: in)?|pulls in|brought in)\b|安装|装上|默认", re.I)
@@ -45,14 +47,19 @@ def install_logs(segment: Segment) -> Iterator[Observation]:
     """pip's "Successfully installed ... torch-X" (with the wheel it downloaded, which names the build), uv's
     "+ torch==X", and a sentence that says torch became a CPU build."""
     wheels: List[Tuple[str, bool]] = []
+    lone: List[Tuple[Tuple[str, bool], Line]] = []  # wheels named as what was installed, not as pip fetched them
+    installed = False
     for line in segment.lines:
         text = unquote(line.text) if "%2B" in line.text else line.text
         if "torch-" in text and ".whl" in text:
             m = _WHEEL.search(text)
             if m:
                 wheels.append(_wheel_version(m))
+                if not _FETCHING.match(text):
+                    lone.append((_wheel_version(m), line))
         m = _INSTALLED.match(text)
         if m:
+            installed = True
             found = _INSTALLED_TORCH.search(m.group(1))
             if found:
                 version = found.group(1)
@@ -70,6 +77,11 @@ def install_logs(segment: Segment) -> Iterator[Observation]:
         low = text.lower()
         if "cpu" in low or "cuda" in low or "gpu" in low or "版" in text:
             yield from _sentence(segment, line, text)
+    if lone and not installed:  # a torch wheel the paste names on its own: the build the user installed
+        (version, cpu), line = lone[-1]
+        yield observe(NOW, version, segment, line, "wheel file")
+        if cpu:
+            yield observe(NOW_CPU, True, segment, line, "wheel file")
 
 
 def _sentence(segment: Segment, line: Line, text: str) -> Iterator[Observation]:

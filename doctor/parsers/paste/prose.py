@@ -68,8 +68,12 @@ def gpu_mentions(segment: Segment) -> Iterator[Observation]:
 def two_answers(segment: Segment) -> Iterator[Observation]:
     """A sentence saying torch.cuda.is_available() answers True ("returns True"; False is a message the signatures
     read), or True in one run and False in another."""
-    for line in segment.lines:
+    lines = segment.lines
+    for i, line in enumerate(lines):
         text = line.text
+        if "True" in text and "False" not in text and "is_available" in text + (lines[i + 1].text if i + 1 < len(lines)
+                                                                                else ""):
+            text = text.rstrip() + " " + (lines[i + 1].text.strip() if i + 1 < len(lines) else "")  # wrapped
         if "is_available" not in text or "True" not in text:
             continue
         m = _TWO_ANSWERS.search(text) if "False" in text else None
@@ -108,6 +112,36 @@ def answers_above_code(segments: Sequence[Segment]) -> Iterator[Observation]:
         above = [other.text for _, other in flat[max(0, i - 3):i] if other.text.strip()]
         if below and above and "is_available()" in above[-1] and _asks_only(above[-1]):
             yield observe("torch.is_available", below.group(1).lower() == "true", segment, line, "prose")
+
+
+_IN_DOCKER = re.compile(r"\b(?:docker|podman)\s+(?:image|container)s?\b|\b(?:in|inside|within)\s+(?:an?\s+|the\s+|my\s+)?"
+                        r"(?:docker|podman)\b|(?:docker|容器)\s*(?:镜像|里|内|中)|进入容器|^\s*镜像\s*[:：]", re.I)
+
+
+_GPU_WORKS = re.compile(r"\b(?:train\w*|inference|it|the model|the code|torch)\b[^.\n]{0,50}?\bon (?:the )?GPUs?\b[^.\n]{0,20}?"
+                        r"\b(?:works?|working|runs? fine|is fine)\b", re.I)
+_NEGATED = re.compile(r"n't|\bnot\b|\bno longer\b|\bnever\b|\bfails?\b|\bcannot\b", re.I)
+
+
+def gpu_works(segment: Segment) -> Iterator[Observation]:
+    """A sentence saying work on the GPU works ("training a network on the GPU works correctly")."""
+    for line in segment.lines:
+        text = line.text
+        if "GPU" not in text and "gpu" not in text:
+            continue
+        m = _GPU_WORKS.search(text)
+        if m and not _NEGATED.search(m.group()):
+            yield observe("torch.is_available", True, segment, line, "prose")
+
+
+def in_containers(segment: Segment) -> Iterator[Observation]:
+    """A sentence saying the program runs in a Docker or Podman container (its start command may not be shown)."""
+    for line in segment.lines:
+        text = line.text
+        low = text.lower()
+        if ("docker" in low or "podman" in low or "容器" in text) and _IN_DOCKER.search(text):
+            yield observe("container_said", " ".join(text.split())[:200], segment, line, "prose")
+            return
 
 
 def visible_devices(segment: Segment) -> Iterator[Observation]:

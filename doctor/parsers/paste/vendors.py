@@ -17,7 +17,7 @@ from gpudoctor.parsers.paste.segments import Segment
 _GFX = re.compile(r"\bgfx(?:90[0-9a-c]|9\d{2}|1[0-2]\d{2})[a-z]?\b")
 _AMDGCN = re.compile(r"\bamdgcn-amd-amdhsa\b")
 _RADEON = re.compile(r"\bRadeon(?:\(TM\))?\s+(?:RX|Pro|PRO|VII|Vega|\d{3,4}M?)\b(?:[ -]?\w{1,5}){0,2}")
-_RX = re.compile(r"\bRX ?[4-9]\d{2,3}(?: ?XTX?| ?GRE| ?XT)?\b")
+_RX = re.compile(r"\bRX ?[4-9]\d{2,3}(?: ?XTX?| ?GRE| ?XT)?\b|\b[5-9]\d{2}0 ?(?:XTX?|xtx?)\b")  # "9070xt" alone too
 # "AMD 7900 GRE", "AMD RX 6800 XT": a Radeon model named after the maker (a Ryzen's "5950X" is not: its X ends the match)
 _AMD_MODEL = re.compile(r"\bAMD\s+(?:Radeon\s+)?(?:RX\s?)?[5-9]\d{3}(?:\s?(?:XTX|XT|GRE))?\b(?![X\d])")
 _INSTINCT = re.compile(r"\b(?:AMD )?Instinct(?:\(TM\))? ?MI\d{2,3}\w*\b|\bMI(?:50|60|100|210|250X?|300[AX]|325X|355X)\b")
@@ -43,7 +43,7 @@ def _evidence(text: str) -> Iterator[str]:
     radeon = _RADEON.search(text) if "Radeon" in text and not _CPU_LINE.search(text) else None
     if radeon:
         yield radeon.group().strip()
-    if "RX" in text:
+    if "RX" in text or "XT" in text or "xt" in text:
         m = _RX.search(text)
         if m and not _NVIDIA_NAME.search(text) and not (radeon and m.group() in radeon.group()):
             yield m.group()
@@ -55,7 +55,7 @@ def _evidence(text: str) -> Iterator[str]:
         m = _AMD_WORDS.search(text)
         if m:
             yield m.group()
-        m = _AMD_MODEL.search(text) if "AMD" in text and "RX" not in text and not _CPU_LINE.search(text) else None
+        m = _AMD_MODEL.search(text) if "AMD" in text and not _RX.search(text) and not _CPU_LINE.search(text) else None
         if m:
             yield m.group()
     if "/dev/kfd" in text and _KFD.search(text):

@@ -1,0 +1,107 @@
+"""Pastes as a triage bot meets them: a script that hides the GPU torch saw, old CUDA error numbers, retold
+messages (nvidia-smi missing, a DLL failing, Docker without a GPU runtime), the build scripts that refuse without
+CUDA, containers whose start is not shown, wheels named as what was installed, and questions about speed."""
+
+from __future__ import annotations
+
+from typing import List
+
+import pytest
+
+from gpudoctor.model import Finding
+from gpudoctor.parsers.paste.vendors import _evidence
+from gpudoctor.parsers.report import InputError, load_facts
+from gpudoctor.registry import discover
+from gpudoctor.runner import run_checks
+
+
+def _problems(text: str) -> List[Finding]:
+    report = run_checks(discover(plugins=False), load_facts(text, "in.txt"))
+    return [f for f in report.findings() if f.severity.value in ("error", "warning")]
+
+
+def _codes(text: str) -> List[str]:
+    return [f.code for f in _problems(text)]
+
+
+def _partial(text: str) -> bool:
+    return any(k == "paste.partial" for k, _ in load_facts(text, "in.txt").extra)
+
+
+def test_is_available_true_then_no_cuda_gpus_in_the_script_is_a_gpu_the_script_hides() -> None:
+    text = ("Installed: python3.6 cuda10.2 pytorch1.8.0\ntorch.cuda.is_available(): True\n\nbut the training script "
+            "gives:\nRuntimeError: No CUDA GPUs are available\n")
+    found = _problems(text)
+    assert [f.code for f in found] == ["paste.gpu-hidden-in-one-run"]
+    assert "No CUDA GPUs are available" in found[0].detail
+    assert _codes("RuntimeError: No CUDA GPUs are available\n") == ["paste.no-device"]
+
+
+def test_two_answers_in_a_sentence_wrapped_over_two_lines_are_read() -> None:
+    text = ("If I add print(torch.cuda.is_available()) at the start of main it prints True, but the same\n"
+            "torch.cuda.is_available() inside the evaluate function returns False.\n")
+    assert _codes(text) == ["paste.gpu-hidden-in-one-run"]
+
+
+@pytest.mark.parametrize("text, code", [
+    ("docker: Error response from daemon: could not select device driver with capabilities: [[gpu]].\n",
+     "paste.docker-no-gpu-driver"),
+    ("NotImplementedError: Cuda is not availabel\n", "paste.extension-build-without-cuda"),
+    ("RuntimeError: cuda runtime error (100)\n", "paste.no-device"),
+    ("RuntimeError: cuda runtime error (38) : no CUDA-capable device is detected at torch/csrc/cuda/Module.cpp:32\n",
+     "paste.no-device"),
+    ("As soon as I generate I get: no cuda gpus available. My GPU is a GTX 1060 6GB.\n", "paste.no-device"),
+    ("进入容器之后，`nvcc -V` 能显示 CUDA 版本，但是 `nvidia-smi` 命令返回错误 command not found。\n", "platform.container"),
+    ("On Windows I got a torch error while loading the c10.dll library.\n", "paste.windows-dll"),
+])
+def test_retold_and_numbered_messages_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+def test_the_build_script_s_message_names_both_things_it_needs() -> None:
+    found = _problems("NotImplementedError: Cuda is not availabel\n")[0]
+    assert "CUDA_HOME" in found.summary and found.fix is not None and "cudatoolkit" in found.fix.text
+
+
+def test_a_container_said_in_prose_that_finds_no_gpu_is_one_started_without_it() -> None:
+    text = "I pulled the official docker image, but after installing the dependencies torch.cuda.is_available() = False\n"
+    found = next(f for f in _problems(text) if f.code == "platform.container")
+    assert found.severity.value == "warning" and found.fix is not None and "--gpus all" in found.fix.text
+    works = text + "nvidia-smi in the container: | NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |\n"
+    assert "platform.container" not in _codes(works)
+
+
+def test_a_radeon_named_by_its_number_and_suffix_alone_is_amd() -> None:
+    assert list(_evidence("Is the 9070xt not usable on Windows?")) == ["9070xt"]
+    assert list(_evidence("an RTX 3070 with 8 GB")) == []
+
+
+def test_a_torch_wheel_named_as_what_was_installed_gives_the_version_and_a_fetched_one_does_not() -> None:
+    named = "I installed this torch:\nhttps://example.org/dl/torch-2.7.0a0+rocm_git3f903c3-cp311-cp311-win_amd64.whl\n"
+    assert load_facts(named, "in.txt").torch.version == "2.7.0a0+rocm_git3f903c3"
+    fetched = ("Collecting torch\n  Downloading https://download.pytorch.org/whl/cu121/torch-2.1.0%2Bcu121-cp310-cp310-"
+               "linux_x86_64.whl (2200.6 MB)\nERROR: No space left on device\n")
+    assert load_facts(fetched, "in.txt").torch.version is None
+
+
+def test_a_paste_that_says_only_the_cpu_is_used_asks_for_facts_instead_of_being_refused() -> None:
+    assert _partial("我在 Windows 上跑的时候发现全程都在用 CPU，换到 Ubuntu 上还是只用 CPU。\n")
+    assert _partial("Training still runs on the CPU, no idea why.\n")
+    with pytest.raises(InputError):
+        load_facts("The CPU fan is loud when the printer prints.\n", "in.txt")
+
+
+def test_a_gpu_slower_than_the_cpu_is_a_question_of_timing_on_a_working_gpu() -> None:
+    for text in ("Why is the GPU version slower than the CPU? One image takes 0.8 s on CPU and 3.4 s on GPU.\n",
+                 "请问为什么 CPU 版的 torch 测试速度比 GPU 版更快？\n"):
+        assert _problems(text) == [] and not _partial(text)
+
+
+def test_nvml_s_mismatch_where_gpu_training_is_said_to_work_is_a_warning_about_nvidia_smi() -> None:
+    text = ("Training a neural network on the GPU works correctly, but nvidia-smi prints:\n"
+            "Failed to initialize NVML: Driver/library version mismatch\n")
+    found = next(f for f in _problems(text) if f.code == "driver.nvml-mismatch")
+    assert found.severity.value == "warning" and "torch still sees the GPU" in found.summary
+    broken = "Failed to initialize NVML: Driver/library version mismatch\n"
+    assert next(f for f in _problems(broken) if f.code == "driver.nvml-mismatch").severity.value == "error"
+    assert load_facts("Training on the GPU does not work.\n", "in.txt").torch.is_available is None
