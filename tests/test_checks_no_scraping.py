@@ -23,9 +23,10 @@ ALLOWED: Dict[Tuple[str, str], str] = {
     ("devices_map.py", "'^\\\\+?(\\\\d+)'"): "parses a CUDA_VISIBLE_DEVICES entry, a setting, not error text",
     ("env_vars.py", "'\\\\d+'"): "reads the number an environment variable is set to",
     ("env_vars.py", "'\\\\d*\\\\.?\\\\d+(?:[eE][-+]?\\\\d+)?'"): "reads the number an environment variable is set to",
-    ("libs.py", "'/(site|dist)-packages/(nvidia|torch|torch\\\\.libs|torchvision\\\\.libs|torchaudio\\\\.libs|triton)/'"):
+    ("libs_shadowed.py", "'/(site|dist)-packages/(nvidia|torch|torch\\\\.libs|torchvision\\\\.libs|torchaudio\\\\.libs|triton)/'"):
         "tells a pip-wheel library path from a system one (a path, not error text)",
-    ("libs.py", "'cuda|cudnn|nccl|nvidia'"): "picks LD_LIBRARY_PATH entries to show (a setting, not error text)",
+    ("libs_shadowed.py", "'cuda|cudnn|nccl|nvidia'"):
+        "picks LD_LIBRARY_PATH entries to show (a setting, not error text)",
     ("toolkit.py", "'[\\\\\\\\/]'"): "whether a path has a folder part, to print it",
     ("toolkit.py", "f'nvidia-{re.escape(component)}(-cu\\\\d+)?'"): "matches a wheel name against a component",
     ("toolkit.py", "'nvidia-[a-z0-9-]+?-cu(\\\\d+)'"): "reads the CUDA suffix of a wheel name",

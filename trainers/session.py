@@ -1,17 +1,14 @@
 """One worker session: report the torch build, then smoke-test, compare, train and benchmark one device."""
 
 from __future__ import annotations
-
 import argparse
 import functools
 import os
-import signal
-import sys
-import time
-import warnings
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence
 
-from .protocol import ACCELERATOR_ENV, BENCH, DONE, FATAL, FAULT_ENV, HELLO, PARITY, RUN, SMOKE, STAGE, Emitter
+from .hello import hello
+from .planted import fault, planted_clocks, planted_kinds, planted_release
+from .protocol import ACCELERATOR_ENV, BENCH, DONE, FATAL, PARITY, RUN, SMOKE, STAGE, Emitter
 from .recipes import DATASETS, DEFAULT_EPOCHS, MODELS, NORMALISE, RECIPES, required_accuracy
 
 
@@ -37,117 +34,6 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     return p.parse_args(list(argv))
 
 
-def _warnings_text(caught: List[warnings.WarningMessage]) -> List[str]:
-    return [" ".join(str(w.message).split()) for w in caught]
-
-
-def _hello(torch: Any, em: Emitter, stand_ins: int, mig: bool = False) -> Dict[str, Any]:
-    """What this torch can do with CUDA, and why not when it cannot (``stand_ins``: CPUs posing as GPUs, for tests)."""
-    from .sanity import error_text
-
-    info: Dict[str, Any] = {
-        "python": sys.version.split()[0],
-        "executable": sys.executable,
-        "torch": getattr(torch, "__version__", None),
-        "cuda_build": getattr(torch.version, "cuda", None),
-        "threads": torch.get_num_threads(),
-        "tf32_override": os.environ.get("NVIDIA_TF32_OVERRIDE"),
-        "devices": [],
-    }
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            info["cuda_available"] = bool(torch.cuda.is_available())
-            if not info["cuda_available"]:
-                torch.cuda.init()  # raises the reason: CPU-only build, no driver, driver too old...
-            count = torch.cuda.device_count()
-            for i in range(count):
-                props = torch.cuda.get_device_properties(i)
-                bus = None
-                if hasattr(props, "pci_bus_id"):
-                    bus = f"{props.pci_domain_id:04x}:{props.pci_bus_id:02x}:{props.pci_device_id:02x}.0"
-                info["devices"].append(
-                    {
-                        "device": f"cuda:{i}",
-                        "name": props.name,
-                        "compute_capability": [props.major, props.minor],
-                        "total_memory_mib": int(props.total_memory) // (1024 * 1024),
-                        "pci_bus_id": bus,
-                        "sm_count": getattr(props, "multi_processor_count", None),
-                    }
-                )
-        except Exception as exc:  # noqa: BLE001 - the reason is the point
-            info["cuda_error"] = error_text(exc)
-    info["warnings"] = _warnings_text(caught)
-    if info.get("cuda_available") and not info["devices"]:
-        info["cuda_available"] = False  # available, yet no device could be described: cuda_error says why
-    if stand_ins:
-        info["cuda_available"], info["cuda_error"] = True, None
-        info["devices"] = [
-            {"device": f"cuda:{i}", "name": "CPU (test stand-in for a GPU)" + (" MIG 1g.10gb" if mig else ""),
-             "total_memory_mib": 0}
-            for i in range(stand_ins)
-        ]
-    em.emit(HELLO, **info)
-    return info
-
-
-def _fault(em: Emitter, torch: Any, label: str) -> Optional[Callable[[], None]]:
-    """The test hook: ``kind`` or ``kind@device`` (comma-separated) fires once, at the worker's first training step."""
-    kinds = [k for k in _planted(label) if k not in ("wrong-kernel", "throttle")]
-    if not kinds:
-        return None
-    kind = kinds[0]
-    fired: List[str] = []
-
-    def fire() -> None:
-        if fired:
-            return
-        fired.append(kind)
-        if kind == "crash":
-            os.kill(os.getpid(), getattr(signal, "SIGSEGV", signal.SIGTERM))
-            time.sleep(5)
-        elif kind == "hang":
-            time.sleep(3600)
-        elif kind == "garbage":
-            em.raw('Segmentation fault handler: <<<\x1b[31m not json\n{"event": "progress", \n')
-            os._exit(0)
-        elif kind == "fatal":
-            raise RuntimeError("CUDA error: an illegal memory access was encountered")
-        elif kind == "oom":
-            error = getattr(torch, "OutOfMemoryError", RuntimeError)
-            raise error(
-                "CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.93 GiB total capacity; "
-                "2.81 GiB already allocated; 25.38 MiB free; 3.06 GiB reserved in total by PyTorch)"
-            )
-
-    return fire
-
-
-def _planted(label: str) -> List[str]:
-    """The fault kinds the test hook plants for ``label``."""
-    entries = (e.partition("@") for e in os.environ.get(FAULT_ENV, "").split(","))
-    return [k for k, _, where in entries if k and where in ("", label)]
-
-
-def _planted_release(label: str) -> Optional[Callable[[], None]]:
-    """Under the "fatal" test hook, the stand-in's empty_cache raises as CUDA's does after a fatal error."""
-    if "fatal" not in _planted(label):
-        return None
-
-    def release() -> None:
-        raise RuntimeError("CUDA error: an illegal memory access was encountered")
-
-    return release
-
-
-def _planted_clocks(label: str) -> Optional[Callable[[], Dict[str, Any]]]:
-    """Under the "throttle" test hook, the stand-in reports a GPU held back by its power cap and a slowdown."""
-    if "throttle" not in _planted(label):
-        return None
-    return lambda: {"sm_clock_mhz": 1110, "max_sm_clock_mhz": 1980, "reasons": 0x4 | 0x8, "temperature_c": 87}
-
-
 def _relay(em: Emitter, model: str, label: str, event: str, **fields: Any) -> None:
     em.emit(event, model=model, device=label, **fields)
 
@@ -165,7 +51,7 @@ def main(argv: Sequence[str], em: Emitter) -> int:
     count, _, mig = rest.partition(":")
     stand_in = hook == "cpu"
     em.emit(STAGE, stage="cuda-init")
-    info = _hello(torch, em, int(count or 1) if stand_in and args.device != "cpu" else 0, mig == "mig")
+    info = hello(torch, em, int(count or 1) if stand_in and args.device != "cpu" else 0, mig == "mig")
 
     if args.device == "cpu":
         label, device = "cpu", torch.device("cpu")
@@ -193,7 +79,7 @@ def main(argv: Sequence[str], em: Emitter) -> int:
     if label != "cpu" and not _kernels_agree(torch, em, args, bundle, device, label):
         em.emit(DONE, gpu=True)
         return 0
-    _train_all(torch, em, args, bundle, device, label, _fault(em, torch, label))
+    _train_all(torch, em, args, bundle, device, label, fault(em, torch, label))
     if label != "cpu" and not args.no_bench:
         _bench(em, args, gpu, device, label, stand_in)
     em.emit(DONE, gpu=label != "cpu")
@@ -215,7 +101,7 @@ def _kernels_agree(torch: Any, em: Emitter, args: argparse.Namespace, bundle: An
     )
     batch = loop.to_device(first, torch.device("cpu"), mean, std)
     planted: Optional[Callable[[Any], None]] = None
-    if "wrong-kernel" in _planted(label):
+    if "wrong-kernel" in planted_kinds(label):
         from . import perturb
 
         planted = perturb.wrong_kernel
@@ -248,7 +134,7 @@ def _train_all(
             em.emit(RUN, model=model, device=label, error=error)
         return
     on_cpu = label == "cpu"
-    stand_in_release = _planted_release(label) if device.type != "cuda" else None
+    stand_in_release = planted_release(label) if device.type != "cuda" else None
     budget = args.cpu_seconds if on_cpu and args.cpu_steps is None else None
     steps = args.cpu_steps if on_cpu else None
     for model in models:
@@ -305,7 +191,7 @@ def _bench(em: Emitter, args: argparse.Namespace, gpu: Dict[str, Any], device: A
     kinds = ("fp32", "fp16") if cc and cc[0] < 8 else ("fp32", "tf32", "bf16")
     from . import clocks
 
-    read = _planted_clocks(label) if stand_in else None
+    read = planted_clocks(label) if stand_in else None
     sampler = clocks.sampler_for(gpu.get("pci_bus_id"), read) if (read or not stand_in) else None
     result = bench.run(device, gpu.get("name"), n, nbytes, seconds, kinds, gpu.get("sm_count"), sampler)
     em.emit(BENCH, device=label, **result)

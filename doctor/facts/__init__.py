@@ -10,6 +10,20 @@ from packaging.utils import canonicalize_name
 
 from gpudoctor.facts.codec import FactsError as FactsError
 from gpudoctor.facts.codec import Vocabulary, from_plain, to_plain
+from gpudoctor.facts.machine import DriverFacts as DriverFacts
+from gpudoctor.facts.machine import DriverSource as DriverSource
+from gpudoctor.facts.machine import FabricManager as FabricManager
+from gpudoctor.facts.machine import Gpu as Gpu
+from gpudoctor.facts.machine import GpuProcess as GpuProcess
+from gpudoctor.facts.machine import NvmlError as NvmlError
+from gpudoctor.facts.machine import PlatformFacts as PlatformFacts
+from gpudoctor.facts.software import CompanionFacts as CompanionFacts
+from gpudoctor.facts.software import Distribution as Distribution
+from gpudoctor.facts.software import EnvFacts as EnvFacts
+from gpudoctor.facts.software import LibraryFacts as LibraryFacts
+from gpudoctor.facts.software import ToolkitFacts as ToolkitFacts
+from gpudoctor.facts.software import TorchDevice as TorchDevice
+from gpudoctor.facts.software import TorchFacts as TorchFacts
 from gpudoctor.textsafe import json_text
 from gpudoctor.facts.verify import VerifyFacts
 
@@ -27,32 +41,6 @@ class Source(Vocabulary):
     PASTE = "paste"  # an issue body with no collect_env report in it
 
 
-class NvmlError(Vocabulary):
-    """Why NVML could not initialise: the value of ``DriverFacts.nvml_error``."""
-
-    LIBRARY_NOT_FOUND = "library_not_found"
-    DRIVER_NOT_LOADED = "driver_not_loaded"
-    VERSION_MISMATCH = "version_mismatch"
-    NO_PERMISSION = "no_permission"
-    OTHER = "other"
-
-
-class DriverSource(Vocabulary):
-    """What the driver facts were read from: the value of ``DriverFacts.source``."""
-
-    NVML = "nvml"
-    NVIDIA_SMI = "nvidia-smi"
-    PROC = "proc"  # /proc/driver/nvidia/version only
-
-
-class FabricManager(Vocabulary):
-    """The NVSwitch fabric manager service's state: the value of ``DriverFacts.fabric_manager``."""
-
-    RUNNING = "running"
-    STOPPED = "stopped"
-    MISSING = "missing"  # not installed
-
-
 @dataclass(frozen=True)
 class Meta:
     """Where these facts came from."""
@@ -62,195 +50,6 @@ class Meta:
     created: str = ""  # ISO 8601, UTC
     source: str = Source.LIVE.value  # a Source value
     redacted: bool = False
-
-
-@dataclass(frozen=True)
-class PlatformFacts:
-    """The operating system, CPU architecture and target Python."""
-
-    system: Optional[str] = None  # Linux | Windows | Darwin
-    release: Optional[str] = None  # kernel release
-    machine: Optional[str] = None  # x86_64 | aarch64 | AMD64 | arm64
-    distro: Optional[str] = None  # "Ubuntu 22.04.4 LTS"
-    libc: Optional[str] = None  # "glibc 2.35"
-    python_version: Optional[str] = None  # of the target interpreter
-    python_executable: Optional[str] = None
-    python_implementation: Optional[str] = None
-    wsl: Optional[int] = None  # 1 or 2 under WSL, else None
-    container: Optional[str] = None  # docker | podman | kubernetes | lxc | apptainer | None
-    conda_env: Optional[str] = None
-    virtualenv: Optional[bool] = None
-    dev_nvidia: Optional[Tuple[str, ...]] = None  # /dev/nvidia* nodes present (Linux); None when not looked
-    microsoft_store_python: Optional[bool] = None  # Windows: a Python from the Microsoft Store
-    installer: Optional[str] = None  # what manages the target environment: an Installer value (installers.py)
-    installer_evidence: Optional[str] = None  # what showed it ("conda-meta/ in the prefix", "uv.lock beside pyproject.toml")
-    torch_from_conda: Optional[bool] = None  # a conda prefix whose conda-meta/ records pytorch; None: not conda
-
-
-@dataclass(frozen=True)
-class GpuProcess:
-    """A process that holds memory on a GPU."""
-
-    pid: int = 0
-    name: Optional[str] = None
-    used_mib: Optional[int] = None
-
-
-@dataclass(frozen=True)
-class Gpu:
-    """One physical GPU as NVML (or nvidia-smi) sees it, in NVML order."""
-
-    index: int = 0
-    name: Optional[str] = None
-    uuid: Optional[str] = None
-    serial: Optional[str] = None
-    pci_bus_id: Optional[str] = None
-    compute_capability: Optional[Tuple[int, int]] = None
-    memory_total_mib: Optional[int] = None
-    memory_used_mib: Optional[int] = None
-    compute_mode: Optional[str] = None  # default | exclusive_thread | prohibited | exclusive_process
-    persistence_mode: Optional[bool] = None
-    mig_mode: Optional[bool] = None  # current MIG mode
-    mig_devices: Tuple[str, ...] = ()  # MIG device UUIDs when MIG is on
-    pcie_gen_current: Optional[int] = None
-    pcie_gen_max: Optional[int] = None
-    pcie_width_current: Optional[int] = None
-    pcie_width_max: Optional[int] = None
-    utilization_percent: Optional[int] = None
-    temperature_c: Optional[int] = None
-    ecc_mode: Optional[bool] = None
-    ecc_uncorrected_volatile: Optional[int] = None
-    ecc_uncorrected_aggregate: Optional[int] = None
-    retired_pages_pending: Optional[bool] = None
-    remapped_rows_pending: Optional[bool] = None
-    remapped_rows_failure: Optional[bool] = None
-    throttle_reasons: Tuple[str, ...] = ()  # e.g. ("hw_thermal_slowdown", "sw_power_cap")
-    processes: Tuple[GpuProcess, ...] = ()
-
-
-@dataclass(frozen=True)
-class DriverFacts:
-    """The NVIDIA driver: user-space library, kernel module and how they were read."""
-
-    source: Optional[str] = None  # a DriverSource value
-    version: Optional[str] = None  # "550.54.14"
-    cuda_version: Optional[str] = None  # the highest CUDA the driver supports, "12.4"
-    kernel_module_version: Optional[str] = None  # from /proc/driver/nvidia/version
-    nvml_error: Optional[str] = None  # an NvmlError value
-    nvml_error_text: Optional[str] = None
-    smi_error_text: Optional[str] = None
-    kernel_modules: Tuple[str, ...] = ()  # loaded GPU-related kernel modules (nvidia, nvidia_uvm, nouveau, ...)
-    fabric_manager: Optional[str] = None  # a FabricManager value; None: unknown or not applicable
-    fabric_manager_version: Optional[str] = None  # "550.54.14" from `nv-fabricmanager --version`, when installed
-    gpu_count: Optional[int] = None
-
-    @property
-    def nvml_failure(self) -> Optional[NvmlError]:
-        """``nvml_error`` as an NvmlError; None when NVML initialised or the name is from another version."""
-        return NvmlError.parse(self.nvml_error)
-
-
-@dataclass(frozen=True)
-class TorchDevice:
-    """A device as torch numbers it (after CUDA_VISIBLE_DEVICES)."""
-
-    index: int = 0
-    name: Optional[str] = None
-    compute_capability: Optional[Tuple[int, int]] = None
-    total_memory_mib: Optional[int] = None
-    multi_processor_count: Optional[int] = None
-    uuid: Optional[str] = None
-    pci_bus_id: Optional[str] = None
-
-
-@dataclass(frozen=True)
-class TorchFacts:
-    """The torch install of the target interpreter, as its own import reports it."""
-
-    installed: Optional[bool] = None
-    version: Optional[str] = None  # "2.6.0+cu126"
-    location: Optional[str] = None  # the torch package directory that was imported
-    import_error: Optional[str] = None  # last line of the exception, e.g. "OSError: libcudnn.so.9: ..."
-    import_traceback: Optional[str] = None
-    cuda: Optional[str] = None  # torch.version.cuda
-    hip: Optional[str] = None  # torch.version.hip
-    cuda_compiled: Optional[bool] = None  # the binary has CUDA support
-    arch_flags: Optional[Tuple[str, ...]] = None  # torch._C._cuda_getArchFlags().split()
-    cudnn_version: Optional[int] = None
-    cudnn_error: Optional[str] = None
-    is_available: Optional[bool] = None
-    init_error: Optional[str] = None  # warning or exception text from CUDA initialisation
-    warnings: Tuple[str, ...] = ()  # other warnings printed at import/initialisation
-    device_count: Optional[int] = None
-    devices: Tuple[TorchDevice, ...] = ()
-    loaded_libraries: Tuple[str, ...] = ()  # shared libraries mapped into the process
-    mps_available: Optional[bool] = None
-    other_locations: Tuple[str, ...] = ()  # other torch packages on sys.path (user site, conda, ...)
-    timed_out: bool = False
-    crashed: Optional[str] = None  # "killed by signal 11 (SIGSEGV)" and the like
-
-
-@dataclass(frozen=True)
-class CompanionFacts:
-    """torchvision or torchaudio: version, the CUDA it was built with, and whether it imports."""
-
-    installed: Optional[bool] = None
-    version: Optional[str] = None
-    location: Optional[str] = None
-    cuda: Optional[str] = None  # e.g. torchvision.version.cuda
-    import_error: Optional[str] = None
-    import_traceback: Optional[str] = None
-    ops_error: Optional[str] = None  # the C++ extension failed to load
-
-
-@dataclass(frozen=True)
-class Distribution:
-    """An installed distribution in the target environment."""
-
-    name: str = ""
-    version: str = ""
-    location: Optional[str] = None
-    requires: Tuple[str, ...] = ()  # Requires-Dist lines, for torch and torchvision
-
-
-@dataclass(frozen=True)
-class LibraryFacts:
-    """Where the dynamic loader would find CUDA libraries, besides the ones torch actually loaded."""
-
-    ld_library_path: Tuple[str, ...] = ()
-    ldconfig_cuda: Tuple[Tuple[str, str], ...] = ()  # (soname, path) from `ldconfig -p` for CUDA/cuDNN/NCCL libraries
-    ld_library_path_cuda: Tuple[Tuple[str, str], ...] = ()  # (soname, path) of CUDA/cuDNN/NCCL libraries in LD_LIBRARY_PATH folders
-    libcuda_paths: Tuple[str, ...] = ()  # every libcuda.so* the loader can see
-    wsl_lib_dir: Optional[bool] = None  # /usr/lib/wsl/lib exists (WSL2 driver libraries)
-    dll_search_dirs: Tuple[str, ...] = ()  # Windows: PATH entries and CUDA_PATH* holding CUDA DLLs
-    vc_runtime_version: Optional[str] = None  # Windows: msvcp140.dll version
-
-
-@dataclass(frozen=True)
-class ToolkitFacts:
-    """A CUDA toolkit (nvcc) on the machine, which torch wheels do not use but extension builds do."""
-
-    nvcc_path: Optional[str] = None
-    nvcc_version: Optional[str] = None  # "12.4"
-    cuda_home: Optional[str] = None
-    source: Optional[str] = None  # CUDA_HOME | CUDA_PATH | PATH | /usr/local/cuda
-
-
-@dataclass(frozen=True)
-class EnvFacts:
-    """The environment variables that matter to CUDA and torch."""
-
-    variables: Tuple[Tuple[str, str], ...] = ()  # (name, value) in name order; secrets are "set"
-    path_cuda_entries: Tuple[str, ...] = ()  # PATH entries that mention CUDA or NVIDIA
-
-    def get(self, name: str) -> Optional[str]:
-        for key, value in self.variables:
-            if key == name:
-                return value
-        return None
-
-    def has(self, name: str) -> bool:
-        return any(key == name for key, _ in self.variables)
 
 
 @dataclass(frozen=True)
