@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator, List, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 from gpudoctor.checks.support.paste_notes import extras
 from gpudoctor.facts import DriverSource, FabricManager, Facts, Gpu
@@ -132,9 +132,42 @@ def fabric_manager(facts: Facts) -> Iterator[Finding]:
     )
 
 
+def _container_without_uvm(facts: Facts) -> Optional[Finding]:
+    """In a container, nvidia-smi works and CUDA does not start, and no message says why: the usual cause is a
+    missing /dev/nvidia-uvm (the host loaded nvidia_uvm after the container started, or it was not passed)."""
+    t = facts.torch
+    in_container = facts.platform.container or extras(facts, "paste.container_said")
+    smi_works = bool(extras(facts, "paste.smi_works")) or bool(facts.driver.version and facts.gpus)
+    others = [s for s in extras(facts, "paste.signature") if s != "cuda-unavailable"]
+    if (not in_container or not smi_works or t.is_available is not False or t.cuda_compiled is False or t.hip
+            or others or t.init_error or t.import_error or facts.platform.dev_nvidia is not None):
+        return None
+    return Finding(
+        code="driver.uvm",
+        severity=Severity.WARNING,
+        summary="in the container nvidia-smi works but CUDA does not start: the container most likely lacks "
+                "/dev/nvidia-uvm",
+        detail="Observed: nvidia-smi works inside the container; torch.cuda.is_available() is False. Required: "
+               "/dev/nvidia-uvm in the container as well. NVML (nvidia-smi) needs only /dev/nvidia0 and "
+               "/dev/nvidiactl; CUDA also needs /dev/nvidia-uvm, which exists only once the host has loaded "
+               "nvidia_uvm. A container started before that (nvidia_uvm loads on the first CUDA use after boot) "
+               "never gets it. If /dev/nvidia-uvm is there, check that torch is a CUDA build the driver runs.",
+        fix=Fix("On the host, load nvidia_uvm and create its device node, then restart the container (or pass "
+                "--device /dev/nvidia-uvm:/dev/nvidia-uvm).",
+                ("ls -l /dev/nvidia*", "sudo nvidia-modprobe -u -c=0", 'python -c "import torch; '
+                 'print(torch.__version__, torch.version.cuda, torch.cuda.is_available())"')),
+        links=(UVM_AFTER_SUSPEND,),
+        evidence=("extra", "torch.is_available"),
+    )
+
+
 @check("driver.uvm", "nvidia_uvm kernel module")
 def uvm(facts: Facts) -> Iterator[Finding]:
     _linux_only(facts)
+    in_container = _container_without_uvm(facts)
+    if in_container is not None:
+        yield in_container
+        return
     init_error = facts.torch.init_error or ""
     modules = facts.driver.kernel_modules
     if modules and "nvidia" in modules and "nvidia_uvm" not in modules:

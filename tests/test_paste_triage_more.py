@@ -105,3 +105,14 @@ def test_nvml_s_mismatch_where_gpu_training_is_said_to_work_is_a_warning_about_n
     broken = "Failed to initialize NVML: Driver/library version mismatch\n"
     assert next(f for f in _problems(broken) if f.code == "driver.nvml-mismatch").severity.value == "error"
     assert load_facts("Training on the GPU does not work.\n", "in.txt").torch.is_available is None
+
+
+def test_nvidia_smi_working_in_a_container_where_cuda_does_not_start_points_at_dev_nvidia_uvm() -> None:
+    text = ("can't use cuda in container. Inside the container \"nvidia-smi\" and \"nvcc -V\" both work.\n"
+            ">>> torch.cuda.is_available()\nFalse\n")
+    found = _problems(text)
+    assert found[0].code == "driver.uvm" and "/dev/nvidia-uvm" in found[0].summary
+    assert found[0].fix is not None and "sudo nvidia-modprobe -u -c=0" in found[0].fix.commands
+    assert "driver.uvm" not in _codes(text.replace("both work", "both fail"))
+    host = "nvidia-smi works fine on this machine.\n>>> torch.cuda.is_available()\nFalse\n"
+    assert "driver.uvm" not in _codes(host)

@@ -54,6 +54,7 @@ PARSERS: Tuple[Parser, ...] = (
     prose.two_answers,
     prose.in_containers,
     prose.gpu_works,
+    prose.smi_works,
     namespaces.namespaces,
     installs.install_logs,
     installs.conda_commands,
@@ -61,7 +62,7 @@ PARSERS: Tuple[Parser, ...] = (
     pypi.hints,
 )
 # What a paste says in passing about the machine: context for the facts, not enough to call the paste recognised.
-CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index", "mac.chip", "torch_source", "python_command", "container_said",
+CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index", "mac.chip", "torch_source", "python_command", "container_said", "smi_works",
                            signatures.TRACEBACK_CUT}) | pypi.NOT_MERGED
 
 

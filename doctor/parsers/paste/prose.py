@@ -115,7 +115,7 @@ def answers_above_code(segments: Sequence[Segment]) -> Iterator[Observation]:
 
 
 _IN_DOCKER = re.compile(r"\b(?:docker|podman)\s+(?:image|container)s?\b|\b(?:in|inside|within)\s+(?:an?\s+|the\s+|my\s+)?"
-                        r"(?:docker|podman)\b|(?:docker|容器)\s*(?:镜像|里|内|中)|进入容器|^\s*镜像\s*[:：]", re.I)
+                        r"(?:(?:docker|podman)\b|container\b)|(?:docker|容器)\s*(?:镜像|里|内|中)|进入容器|^\s*镜像\s*[:：]", re.I)
 
 
 _GPU_WORKS = re.compile(r"\b(?:train\w*|inference|it|the model|the code|torch)\b[^.\n]{0,50}?\bon (?:the )?GPUs?\b[^.\n]{0,20}?"
@@ -134,12 +134,28 @@ def gpu_works(segment: Segment) -> Iterator[Observation]:
             yield observe("torch.is_available", True, segment, line, "prose")
 
 
+_SMI_WORKS = re.compile(r"nvidia-smi\b[^.\n]{0,60}?\b(?:works?|worked|working|shows? the gpus?|lists? the gpus?|"
+                        r"is fine|正常)", re.I)
+
+
+def smi_works(segment: Segment) -> Iterator[Observation]:
+    """A sentence saying nvidia-smi works (where torch does not, the GPU reaches the machine but CUDA fails)."""
+    for line in segment.lines:
+        text = line.text
+        if "nvidia-smi" not in text.lower():
+            continue
+        m = _SMI_WORKS.search(text)
+        if m and not _NEGATED.search(m.group()):
+            yield observe("smi_works", m.group()[:120], segment, line, "prose")
+            return
+
+
 def in_containers(segment: Segment) -> Iterator[Observation]:
     """A sentence saying the program runs in a Docker or Podman container (its start command may not be shown)."""
     for line in segment.lines:
         text = line.text
         low = text.lower()
-        if ("docker" in low or "podman" in low or "容器" in text) and _IN_DOCKER.search(text):
+        if ("docker" in low or "podman" in low or "container" in low or "容器" in text) and _IN_DOCKER.search(text):
             yield observe("container_said", " ".join(text.split())[:200], segment, line, "prose")
             return
 
