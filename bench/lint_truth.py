@@ -96,6 +96,17 @@ try:
 except RuntimeError as exc:
     print("OBSERVED " + str(exc).splitlines()[0][:110])
 """),
+    ("GD106", """
+import os
+os.environ["CUDA_VISIBLE_DEVICES"] = ""  # as on a machine without a GPU
+import torch
+device = "cuda" if torch.cuda.is_available else "cpu"
+try:
+    torch.zeros(3, device=device)
+    print("OBSERVED no error on " + device)
+except RuntimeError as exc:
+    print("OBSERVED the untested branch ran: " + str(exc).splitlines()[0][:90])
+"""),
     ("GD201", """
 def moved():
     for step in range(50):

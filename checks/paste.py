@@ -31,8 +31,11 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
     "torch-not-installed": lambda f: True,
     "no-kernel-image": lambda f: _gpu_cc_known(f) and not torch_serves_every_gpu(f),
     "sm-incompatible": _gpu_cc_known,
-    "driver-too-old": lambda f: bool(f.torch.cuda and (f.driver.version or f.driver.cuda_version)),
-    "driver-insufficient": lambda f: bool(f.torch.cuda and (f.driver.version or f.driver.cuda_version)),
+    # the driver check judges torch's CUDA against the driver; where torch works, the message is another library's
+    "driver-too-old": lambda f: bool(f.torch.cuda and (f.driver.version or f.driver.cuda_version)
+                                     and f.torch.is_available is not True),
+    "driver-insufficient": lambda f: bool(f.torch.cuda and (f.driver.version or f.driver.cuda_version)
+                                          and f.torch.is_available is not True),
     "error-803": lambda f: f.driver.nvml_failure is NvmlError.VERSION_MISMATCH,
     "windows-dll": lambda f: f.platform.system == "Windows" and "WinError" in (f.torch.import_error or ""),
     "torchvision-nms": lambda f: bool(f.torchvision.version and f.torch.version),

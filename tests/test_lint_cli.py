@@ -167,7 +167,7 @@ def test_explain_prints_the_rules_docstring_and_all_lists_every_rule() -> None:
 
 def test_every_rule_has_a_stable_unique_code_a_name_and_a_docstring() -> None:
     codes = [r.code for r in RULES]
-    assert codes == ["GD101", "GD102", "GD103", "GD104", "GD105", "GD201", "GD202", "GD203", "GD204", "GD205",
+    assert codes == ["GD101", "GD102", "GD103", "GD104", "GD105", "GD106", "GD201", "GD202", "GD203", "GD204", "GD205",
                      "GD206", "GD301"]
     assert all(r.name and len(r.doc) > 100 for r in RULES)
 

@@ -114,6 +114,29 @@ def test_moves_to_a_device_variable_need_no_check() -> None:
     assert found("import torch\nmodel = Net().to(device)\n", select=["GD105"]) == []
 
 
+# -- GD106 an availability function tested without being called ----------------------------------------------
+@pytest.mark.parametrize("line", [
+    "cuda = True if torch.cuda.is_available else False",
+    "if torch.cuda.is_available:\n    model.cuda()",
+    "use = args.cuda and torch.cuda.is_available",
+    "if not torch.backends.mps.is_available:\n    pass",
+    "assert torch.cuda.is_available",
+])
+def test_an_availability_function_tested_without_a_call_is_reported(line: str) -> None:
+    hits = diagnostics(f"import torch\n{line}\n", select=["GD106"])
+    assert [d.code for d in hits] == ["GD106"] and "()" in hits[0].fix
+
+
+@pytest.mark.parametrize("line", [
+    "cuda = True if torch.cuda.is_available() else False",
+    "check = torch.cuda.is_available",  # kept to be called later
+    "skip = pytest.mark.skipif(not torch.cuda.is_available(), reason='no GPU')",
+    "if my.is_available:\n    pass",  # not torch's
+])
+def test_calls_and_stored_functions_are_not_reported(line: str) -> None:
+    assert found(f"import torch\n{line}\n", select=["GD106"]) == []
+
+
 # -- GD201 CPU tensors created and moved in a loop ------------------------------------------------------------
 @pytest.mark.parametrize("code", [
     "for batch in data:\n    t = torch.tensor(batch).cuda()",

@@ -66,7 +66,7 @@ EXPECTED = {
     'docker': 'paste.docker-no-gpu-driver',
     'ordinal': 'paste.invalid-device-ordinal',
     'nms': 'paste.torchvision-nms',
-    'nmscuda': 'paste.torchvision-nms',
+    'nmscuda': 'paste.torchvision-cuda-mismatch',  # the operator exists, without CUDA kernels
     'jit': 'paste.shadowed-cuda-libs',
     'cudnn': 'paste.cudnn-missing',
     'libcuda': 'paste.libcuda-missing',

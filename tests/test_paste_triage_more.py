@@ -116,3 +116,38 @@ def test_nvidia_smi_working_in_a_container_where_cuda_does_not_start_points_at_d
     assert "driver.uvm" not in _codes(text.replace("both work", "both fail"))
     host = "nvidia-smi works fine on this machine.\n>>> torch.cuda.is_available()\nFalse\n"
     assert "driver.uvm" not in _codes(host)
+
+
+@pytest.mark.parametrize("text, code", [
+    ("ImportError: DLL load failed while importing _ext\n", "paste.windows-dll"),
+    ("RuntimeError: CUDA error: invalid device function\n", "paste.no-kernel-image"),
+    ("RuntimeError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend. 'torchvision::nms' is "
+     "only available for these backends: [CPU, BackendSelect].\n", "paste.torchvision-cuda-mismatch"),
+    ("挂载的时候就弹出提示，无法连接到 GPU 后端，怎么办？\n", "paste.colab-no-gpu"),
+    ("PyTorch built with CUDA:         False\nPyTorch detects CUDA available:  False\n", "paste.cpu-build"),
+])
+def test_more_messages_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+@pytest.mark.parametrize("text", [
+    "RuntimeError: cuda runtime error (2)\n",
+    "RuntimeError: CUDA error:out of memory\n",
+    "cuda = True if torch.cuda.is_available else False\n",
+])
+def test_messages_of_programs_on_a_working_gpu_or_of_their_own_code_give_no_error(text: str) -> None:
+    assert _problems(text) == [] and not _partial(text)
+
+
+def test_a_driver_message_of_another_library_where_torch_works_is_named() -> None:
+    text = ("Faiss assertion 'err__ == cudaSuccess' failed; details: CUDA error 35 CUDA driver version is insufficient "
+            "for CUDA runtime version\n>>> torch.version.cuda\n'8.0.61'\n>>> torch.cuda.is_available()\nTrue\n"
+            "| NVIDIA-SMI 384.130                Driver Version: 384.130                   |\n")
+    assert "paste.driver-insufficient" in _codes(text)
+
+
+def test_a_title_that_only_names_the_error_gives_way_to_the_full_message_below_it() -> None:
+    text = ("[WinError 126]\n\nOSError: [WinError 126] Le module spécifié est introuvable. Error loading "
+            "\"C:\\ai\\venv\\lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.\n")
+    facts = load_facts(text, "in.txt")
+    assert facts.torch.import_error is not None and "c10.dll" in facts.torch.import_error

@@ -18,7 +18,8 @@ CAPABILITIES = "NVIDIA_DRIVER_CAPABILITIES=compute,utility"
 FAILING = ("no-driver", "no-device", "libcuda-missing", "cuda-unavailable", "smi-no-driver")
 # messages only a working GPU prints: the container had the GPU
 WORKING = ("out-of-memory", "device-side-assert", "tensors-on-different-devices", "misaligned-address",
-           "ranks-share-a-gpu", "illegal-memory-access", "bfloat16-needs-ampere", "gpu-slower-than-cpu")
+           "ranks-share-a-gpu", "illegal-memory-access", "bfloat16-needs-ampere", "gpu-slower-than-cpu",
+           "is-available-not-called")
 EVIDENCE = ("paste.container.run", "paste.container.no_gpu", "torch.init_error")
 
 

@@ -47,6 +47,15 @@ RUNNING: Dict[str, Cause] = {
                                "accelerate's num_processes, equal to the GPU count) and have each rank use "
                                "cuda:LOCAL_RANK (torch.cuda.set_device) before it creates the process group.",
                                ("nvidia-smi -L",)),
+    "is-available-not-called": Cause(NOTE, "the CUDA environment is not involved: the code tests "
+                                           "torch.cuda.is_available without calling it",
+                                     "Not an installation problem: torch.cuda.is_available is a function, and a "
+                                     "function is always true; call it: torch.cuda.is_available(). gpudoctor lint "
+                                     "finds such lines in scripts.", ("gpudoctor lint .",)),
+    "colab-no-gpu": Cause(W, "Colab gave this session no GPU (\"Cannot connect to GPU backend\")",
+                          "Colab has no GPU for the account now (usage limits, or none free): wait and try again "
+                          "later, run on the CPU runtime meanwhile, or use a paid tier or another machine. Nothing "
+                          "is wrong with the notebook's install.", ()),
     "gpu-slower-than-cpu": Cause(NOTE, "the CUDA environment works: a timing shows the GPU slower than the CPU",
                                  "Not an installation problem: a single run includes CUDA's start-up and the first "
                                  "calls' warm-up (kernel loading, cuDNN autotuning), and small inputs do not fill a "

@@ -36,6 +36,38 @@ def _literal_cuda(script: Script, call: ast.Call) -> bool:
                for v in values)
 
 
+# availability questions that are functions: their bare name is a function object, and always true
+_PREDICATES = frozenset({"torch.cuda.is_available", "torch.backends.mps.is_available", "torch.accelerator.is_available",
+                         "torch.backends.cudnn.is_available", "torch.cuda.is_bf16_supported"})
+
+
+def _tested(script: Script, node: ast.AST) -> bool:
+    """``node`` is what an if, while, conditional expression, assert, ``not``, ``and``/``or`` tests."""
+    parent = script.parent(node)
+    if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+        return parent.test is node
+    return isinstance(parent, ast.BoolOp) or (isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not))
+
+
+@rule("GD106", "availability-not-called")
+def availability_not_called(script: Script) -> Iterator[Hit]:
+    """`torch.cuda.is_available` is tested without being called: `if torch.cuda.is_available:`.
+
+    Without the parentheses the test asks whether the function exists, which is always true, so the
+    script picks CUDA on every machine and fails without a GPU ("Torch not compiled with CUDA enabled",
+    "No CUDA GPUs are available"), or never takes its CPU branch. Call it: `torch.cuda.is_available()`.
+    The same holds for `torch.backends.mps.is_available`, `torch.accelerator.is_available`,
+    `torch.backends.cudnn.is_available` and `torch.cuda.is_bf16_supported`.
+    """
+    for node in ast.walk(script.tree):
+        if isinstance(node, ast.Attribute) and node.attr in ("is_available", "is_bf16_supported") \
+                and script.qualname(node) in _PREDICATES and _tested(script, node):
+            name = shown(node)
+            yield Hit(node, f"`{name}` is tested without being called: a function is always true, so this "
+                            "branch is taken on every machine, with or without a GPU",
+                      f"call it: `{name}()`")
+
+
 @rule("GD105", "cuda-without-availability-check")
 def cuda_without_availability_check(script: Script) -> Iterator[Hit]:
     """The script asks for CUDA (`.cuda()`, `"cuda"`) and never asks `torch.cuda.is_available()`.

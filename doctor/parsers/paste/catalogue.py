@@ -65,6 +65,8 @@ class Sig(enum.Enum):
     DEVICE_ASSERT = "device-side-assert"
     MISALIGNED = "misaligned-address"
     GPU_SLOWER = "gpu-slower-than-cpu"
+    UNCALLED = "is-available-not-called"
+    COLAB_NO_GPU = "colab-no-gpu"
     EXT_BUILD_NO_CUDA = "extension-build-without-cuda"
     DUPLICATE_GPU = "ranks-share-a-gpu"
     NCCL_P2P = "nccl-peer-access"
@@ -97,6 +99,8 @@ def _s(sig: Sig, literal: str, pattern: str, cause: str, target: Optional[str] =
 _UNAVAILABLE = "torch cannot use a GPU here (a framework or torch says so), and the paste does not show why"
 INIT, IMPORT, WARN = "torch.init_error", "torch.import_error", "torch.warnings"
 CATALOGUE: Tuple[Signature, ...] = (
+    _s(Sig.NO_KERNEL_IMAGE, "invalid device function", r"CUDA error: invalid device function",
+       "the torch build or an extension has no kernels for this GPU's architecture (invalid device function)", WARN),
     _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image is available for execution on the device",
        "the torch build has no kernels for this GPU's architecture", WARN),
     # the same refusal retold in a sentence: "versions that do not support this card (too old a CUDA capability)"
@@ -158,8 +162,10 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the code asks for a GPU index that this process cannot see (CUDA_VISIBLE_DEVICES or the device count)"),
     _s(Sig.TORCHVISION_NMS, "custom c++ ops", r"Couldn't load custom C\+\+ ops",
        "torchvision was built for a different torch", "torchvision.import_error"),
-    _s(Sig.TORCHVISION_NMS, "torchvision::", r"(?:operator torchvision::nms does not exist|No such operator torchvision::\w+|"
-       r"Could not run 'torchvision::\w+' with arguments from the 'CUDA' backend)",
+    # torchvision's operators exist but have no CUDA kernels: a CPU-only torchvision beside a CUDA torch
+    _s(Sig.TORCHVISION_CUDA, "torchvision::", r"Could not run 'torchvision::\w+' with arguments from the 'CUDA' backend",
+       "torchvision is a CPU-only build beside a CUDA torch: its operators have no CUDA kernels", "torchvision.import_error"),
+    _s(Sig.TORCHVISION_NMS, "torchvision::", r"operator torchvision::nms does not exist|No such operator torchvision::\w+",
        "torchvision was built for a different torch", "torchvision.import_error"),
     _s(Sig.TORCHVISION_CUDA, "compiled with different cuda", r"PyTorch and torchvision were compiled with different CUDA "
        r"(?:major )?versions", "torchvision was built for another CUDA than torch", "torchvision.import_error"),
@@ -218,7 +224,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
     _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl|torch_cuda|c10_cuda|caffe2_nvrtc)[\w-]*\.so[\w.]*: cannot open shared object file",
        "a CUDA library torch needs cannot be found", IMPORT),
-    _s(Sig.WIN_DLL, "dll", r"\[WinError (?:126|127|1114|193)\][^\n]*?(?:\w+\.dll)?|DLL load failed(?: while importing \w+)?:",
+    _s(Sig.WIN_DLL, "dll", r"\[WinError (?:126|127|1114|193)\][^\n]*?(?:\w+\.dll)?|DLL load failed(?: while importing [\w.]+?)?(?:\s*:|[.\s]*$)",
        "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
     _s(Sig.WIN_DLL, "winerror", r"\[WinError (?:126|127|1114|193)\]",
        "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
@@ -275,8 +281,10 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.TORCH_NOT_FOUND, "not a supported wheel", r"(?:torch|torchvision|torchaudio)-[\w.+-]+\.whl is not a supported "
        r"wheel on this platform",
        "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
-    _s(Sig.OUT_OF_MEMORY, "out of memory", r"CUDA out of memory|OutOfMemoryError|CUDA error: out of memory|"
+    _s(Sig.OUT_OF_MEMORY, "out of memory", r"CUDA out of memory|OutOfMemoryError|CUDA error:\s*out of memory|"
        r"\b(?:gpu|cuda|an?|the)\s+out[- ]of[- ]memory(?:\s+error)?\b",
+       "the GPU works but ran out of memory: reduce the batch size or model size", healthy=True),
+    _s(Sig.OUT_OF_MEMORY, "cuda runtime error (2)", r"cuda runtime error \(2\)(?!\d)",  # cudaErrorMemoryAllocation
        "the GPU works but ran out of memory: reduce the batch size or model size", healthy=True),
     _s(Sig.OUT_OF_MEMORY, "cache blocks", r"No available memory for the cache blocks|"
        r"insufficient memory for the KV cache|is larger than the maximum number of tokens that can be stored in KV cache",
@@ -300,6 +308,13 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.DUPLICATE_GPU, "duplicate gpu detected", r"Duplicate GPU detected",
        "the GPU works; several distributed ranks run on one GPU (more processes than GPUs, or each rank left on "
        "cuda:0)", healthy=True),
+    _s(Sig.UNCALLED, "is_available", r"\bif\s+(?:not\s+)?torch\.cuda\.is_available\s*(?::|\b(?:else|and|or)\b)|"
+       r"torch\.cuda\.is_available\s+else\b",
+       "the GPU stack is not involved: the code tests torch.cuda.is_available without calling it (always true)",
+       healthy=True),
+    _s(Sig.COLAB_NO_GPU, "gpu backend", r"Cannot connect to GPU backend",
+       "Colab gave this session no GPU (its usage limits, or none free)"),
+    _s(Sig.COLAB_NO_GPU, "gpu 后端", r"无法连接到\s*GPU\s*后端", "Colab gave this session no GPU (its usage limits, or none free)"),
     _s(Sig.GPU_SLOWER, "pu", r"\bGPU\b[^.\n]{0,40}\bslower than\b[^.\n]{0,20}\bCPU\b|\bCPU\b[^.\n]{0,40}\bfaster than\b"
        r"[^.\n]{0,20}\bGPU\b|CPU[^。\n]{0,30}比[^。\n]{0,10}GPU[^。\n]{0,10}更?快|GPU[^。\n]{0,30}比[^。\n]{0,10}CPU[^。\n]{0,10}更?慢",
        "the GPU works; a timing shows it slower than the CPU (start-up, warm-up or work too small for a GPU)",

@@ -77,6 +77,9 @@ _KEYS: Dict[str, str] = {
     "cuda available": "torch.is_available",
     "torch.cuda.is_available()": "torch.is_available",
     "cuda is available": "torch.is_available",
+    "pytorch built with cuda": "torch.cuda_compiled",  # the Mila/cluster docs' check script
+    "torch built with cuda": "torch.cuda_compiled",
+    "pytorch detects cuda available": "torch.is_available",
     "pytorch cuda version": "torch.cuda",
     "torch cuda version": "torch.cuda",
     "torch.version.cuda": "torch.cuda",
@@ -129,7 +132,7 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
             m = re.search(r"\((true|false|gpu|cpu)\)", low)
             if m:
                 yield observe("torch.is_available", m.group(1) in ("true", "gpu"), segment, line, "env report")
-    elif path == "torch.is_available":
+    elif path in ("torch.is_available", "torch.cuda_compiled"):
         if low.split()[0] in _BOOL:
             yield observe(path, _BOOL[low.split()[0]], segment, line, "env report")
     elif path == "framework.cpu":

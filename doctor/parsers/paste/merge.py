@@ -63,6 +63,14 @@ def _same(path: str, a: Any, b: Any) -> bool:
     return False
 
 
+def _fuller(kept: Any, new: Any) -> bool:
+    """A later message that holds the whole of the kept one and says more (the same error, quoted in full)."""
+    if not isinstance(kept, str) or not isinstance(new, str):
+        return False
+    core = kept.split(": ", 1)[1] if kept.startswith(("ImportError: ", "RuntimeError: ")) else kept
+    return len(new) > len(kept) and core.strip() in new
+
+
 def _better(path: str, kept: Any, new: Any) -> Any:
     """Of two agreeing values, the more specific (2.1.0+cu121 over 2.1.0)."""
     if isinstance(kept, str) and isinstance(new, str) and len(new) > len(kept):
@@ -102,7 +110,11 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
                 continue
             if path not in values:
                 values[path] = (obs.value, obs)
-            elif path not in _MESSAGES:
+            elif path in _MESSAGES:
+                kept, first = values[path]
+                if _fuller(kept, obs.value):  # "[WinError 126]" in a title, then the whole message below it
+                    values[path] = (obs.value, obs)
+            else:
                 kept, first = values[path]
                 if _same(path, kept, obs.value):
                     values[path] = (_better(path, kept, obs.value), first)
