@@ -259,7 +259,7 @@ def environments(facts: Facts) -> Iterator[Finding]:
             detail="The CUDA environment is not what keeps the GPU idle: the framework was told to use the CPU.",
             fix=Fix("Tell the framework to use the GPU: for accelerate set use_cpu to false (run `accelerate config` "
                     "again); for Lightning pass Trainer(accelerator=\"gpu\", devices=1) or the script's own GPU "
-                    "option; elsewhere pass the device explicitly.", ("accelerate config",) if "accelerate" in setting
+                    "option; a transformers pipeline: pipeline(..., device=0); elsewhere pass the device explicitly.", ("accelerate config",) if "accelerate" in setting
                     else ()),
             evidence=("extra",),
         )

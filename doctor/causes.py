@@ -64,6 +64,7 @@ WHY_CUDA_FAILS: Tuple[str, ...] = (
     "paste.two-environments",
     "paste.environments",
     "paste.macos-no-cuda",
+    "paste.colab-no-gpu",
 )
 
 # symptom code -> the codes, most telling first, of findings that explain it when present
@@ -88,8 +89,10 @@ CONSEQUENCES: Mapping[str, Tuple[str, ...]] = {
     "paste.torch-version-not-found": ("platform.machine",),
     # the module is not loaded because Secure Boot refused it; inside a container, WSL 1 or a Slurm job without a
     # GPU request the driver is not this process's to load: no driver there is the platform's doing
-    "driver.not-loaded": ("paste.secure-boot", "platform.container", "platform.wsl", "paste.job-without-gpu"),
-    "paste.no-device": ("platform.container",),
+    "driver.not-loaded": ("paste.secure-boot", "platform.container", "platform.wsl", "paste.job-without-gpu",
+                          "paste.colab-no-gpu"),
+    "paste.no-device": ("platform.container", "paste.colab-no-gpu"),
+    "paste.no-driver": ("paste.colab-no-gpu",),
     "paste.smi-no-driver": ("platform.container",),
     # ROCm finds no GPU under WSL: the WSL check names the runtime that reaches it
     "paste.hip-no-device": ("platform.wsl", "torch.rocm-build-on-nvidia"),

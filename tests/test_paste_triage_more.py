@@ -12,6 +12,7 @@ from gpudoctor.model import Finding
 from gpudoctor.parsers.paste.vendors import _evidence
 from gpudoctor.parsers.report import InputError, load_facts
 from gpudoctor.registry import discover
+from gpudoctor.render.diagnosis import answer
 from gpudoctor.runner import run_checks
 
 
@@ -151,3 +152,39 @@ def test_a_title_that_only_names_the_error_gives_way_to_the_full_message_below_i
             "\"C:\\ai\\venv\\lib\\site-packages\\torch\\lib\\c10.dll\" or one of its dependencies.\n")
     facts = load_facts(text, "in.txt")
     assert facts.torch.import_error is not None and "c10.dll" in facts.torch.import_error
+
+
+@pytest.mark.parametrize("text, code", [
+    ("Unable to determine the device handle for GPU0000:03:00.0: Unknown Error\n", "paste.gpu-fell-off-the-bus"),
+    ("error while loading shared libraries: libcudart,so.11.0: cannot open shared object file: No such file\n",
+     "paste.cuda-lib-missing"),
+    ("UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount(). Error 101: hipErrorInvalidDevice\n",
+     "paste.hip-no-device"),
+    ("NCCL failure all_reduce.cu:95 'unhandled cuda error'\n", "paste.nccl-cuda-error"),
+    ("RuntimeError: cuda runtime error (98) : invalid device function at emd_kernel.cu:190\n", "paste.no-kernel-image"),
+    ("../../x86_64-conda-linux-gnu/bin/ld: cannot find -lcudart: No such file or directory\n",
+     "paste.linker-without-cuda-libs"),
+])
+def test_lost_gpus_retyped_libraries_hip_nccl_and_linker_messages_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+def test_a_colab_notebook_without_a_gpu_is_the_runtime_s_and_not_the_local_card_s() -> None:
+    text = ("I cannot use the Google Colab notebooks. Every time:\nRuntimeError: Found no NVIDIA driver on your "
+            "system.\nMy graphics card is a GIGABYTE Radeon RX 6600 Eagle 8G.\n")
+    lead = answer(run_checks(discover(plugins=False), load_facts(text, "in.txt"))).lead
+    assert lead is not None and lead.code == "paste.colab-no-gpu"
+    assert lead.fix is not None and "Change runtime type" in lead.fix.text
+    assert "torch.cuda-build-on-amd" not in _codes(text)
+    local = text.replace("the Google Colab notebooks", "the notebooks")
+    assert "paste.colab-no-gpu" not in _codes(local)
+
+
+def test_a_pipeline_without_a_device_and_cudnn_s_internal_error_are_read() -> None:
+    pipe = ("Hardware accelerator e.g. GPU is available in the environment, but no 'device' argument is passed to the "
+            "'Pipeline' object. Model will be on CPU.\n")
+    facts = load_facts(pipe, "in.txt")
+    assert facts.torch.is_available is True and _problems(pipe) == []
+    assert any(k == "paste.framework_cpu" for k, _ in facts.extra)
+    cudnn = "cudnn_conv_layer.cpp:53] Check failed: status == CUDNN_STATUS_SUCCESS (4 vs. 0)  CUDNN_STATUS_INTERNAL_ERROR\n"
+    assert _codes(cudnn) == ["paste.math-library-init-failed"]

@@ -75,7 +75,8 @@ CAUSES: Dict[str, Cause] = {
                          "(gpudoctor check names it from the arch lists), or use a newer GPU.",
                          ('python -c "import torch; print(torch.__version__, torch.cuda.get_arch_list(), '
                           'torch.cuda.get_device_capability())"', "gpudoctor check")),
-    "math-library-init-failed": Cause(W, "cuBLAS or cuDNN could not start on the GPU (CUBLAS/CUDNN_STATUS_NOT_INITIALIZED)",
+    "math-library-init-failed": Cause(W, "cuBLAS or cuDNN could not start or run on the GPU (CUBLAS/CUDNN_STATUS_NOT_INITIALIZED, "
+                                         "INTERNAL_ERROR)",
                                       "Most often the GPU memory is already full (this process or another one): check "
                                       "nvidia-smi and lower the memory use. If memory is free, the library does not "
                                       "support this GPU or comes from another CUDA: compare the GPU with the torch "
@@ -103,10 +104,11 @@ CAUSES: Dict[str, Cause] = {
                            "NVIDIA GPU at all. Older Windows drivers put nvidia-smi.exe in C:\\Program Files\\NVIDIA "
                            "Corporation\\NVSMI, which is not on PATH: look there before reinstalling.",
                            ("lspci | grep -i nvidia",)),
-    "hip-no-device": Cause(E, "HIP (ROCm) finds no GPU (hipErrorNoDevice)",
+    "hip-no-device": Cause(E, "HIP (ROCm) finds no GPU it can use (hipErrorNoDevice, hipErrorInvalidDevice)",
                            "ROCm sees no GPU it supports: check that rocminfo lists the GPU's gfx target and that ROCm "
                            "supports it, that the user is in the render and video groups, and that HIP_VISIBLE_DEVICES "
-                           "is unset; under WSL only AMD's WSL runtime reaches the GPU.",
+                           "is unset; under WSL only AMD's WSL runtime reaches the GPU, and in a VM the GPU must be one "
+                           "ROCm supports passed through, not a virtual function.",
                            ("rocminfo | grep -i gfx", "groups", "echo $HIP_VISIBLE_DEVICES")),
     "no-device": Cause(E, "CUDA sees no GPU in this process",
                        "Check that CUDA_VISIBLE_DEVICES is unset or names a real GPU, and that nvidia-smi lists the GPU "

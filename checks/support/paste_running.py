@@ -31,6 +31,18 @@ RUNNING: Dict[str, Cause] = {
                                          "lacks (it needs compute capability 8.0)",
                                    "Not an installation problem: run the model in float16 instead (vLLM: --dtype "
                                    "half; transformers: torch_dtype=torch.float16).", ()),
+    "nccl-cuda-error": Cause(W, "NCCL hit a CUDA error while the ranks communicated (unhandled cuda error)",
+                             "Run again with NCCL_DEBUG=INFO: the WARN lines name the CUDA call that failed. Common "
+                             "causes: an NCCL too old for the GPUs or the driver (update torch, which bundles NCCL, or "
+                             "the nccl package), peer-to-peer between the GPUs failing (try NCCL_P2P_DISABLE=1), or a "
+                             "GPU that faulted (look for Xid errors).",
+                             ("NCCL_DEBUG=INFO python train.py", "nvidia-smi topo -m", "sudo dmesg | grep -i xid")),
+    "linker-without-cuda-libs": Cause(W, "building an extension: the linker cannot find the CUDA runtime library "
+                                         "(cannot find -lcudart)",
+                                      "The extension links against the CUDA toolkit's libraries: install the toolkit "
+                                      "(or, in conda, cuda-cudart-dev of torch's CUDA version) and point the build at "
+                                      "it with CUDA_HOME; the linker searches $CUDA_HOME/lib64.",
+                                      ("ls \"$CUDA_HOME/lib64\" | grep cudart", "nvcc --version")),
     "nccl-peer-access": Cause(W, "NCCL's peer-to-peer transport fails: the machine does not give these GPUs peer "
                                  "access to each other (torch and CUDA themselves work)",
                               "Peer access between GPUs needs a PCIe topology, BIOS (ACS, IOMMU) or virtualisation "
@@ -52,10 +64,12 @@ RUNNING: Dict[str, Cause] = {
                                      "Not an installation problem: torch.cuda.is_available is a function, and a "
                                      "function is always true; call it: torch.cuda.is_available(). gpudoctor lint "
                                      "finds such lines in scripts.", ("gpudoctor lint .",)),
-    "colab-no-gpu": Cause(W, "Colab gave this session no GPU (\"Cannot connect to GPU backend\")",
-                          "Colab has no GPU for the account now (usage limits, or none free): wait and try again "
-                          "later, run on the CPU runtime meanwhile, or use a paid tier or another machine. Nothing "
-                          "is wrong with the notebook's install.", ()),
+    "colab-no-gpu": Cause(W, "the Colab runtime has no GPU: its type is not set to a GPU, or Colab gave it none",
+                          "In Colab choose Runtime > Change runtime type > a GPU, and run the notebook again from the "
+                          "top. If Colab answers \"Cannot connect to GPU backend\", it has no GPU for the account now "
+                          "(usage limits): wait, use a paid tier, or another machine. The graphics card of the "
+                          "computer the browser runs on plays no part; nothing is wrong with the notebook's install.",
+                          ('python -c "import torch; print(torch.cuda.is_available())"', "nvidia-smi")),
     "gpu-slower-than-cpu": Cause(NOTE, "the CUDA environment works: a timing shows the GPU slower than the CPU",
                                  "Not an installation problem: a single run includes CUDA's start-up and the first "
                                  "calls' warm-up (kernel loading, cuDNN autotuning), and small inputs do not fill a "

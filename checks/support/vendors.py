@@ -18,6 +18,8 @@ def amd_gpu(facts: Facts) -> Tuple[str, ...]:
     paste also names an NVIDIA GPU (a machine with both is not an AMD-only one), or on macOS."""
     if extras(facts, "paste.nvidia_named") or facts.platform.system == "Darwin":
         return ()  # a Mac's Radeon works through MPS, not ROCm: platform.macos speaks of it
+    if "colab-no-gpu" in extras(facts, "paste.signature"):
+        return ()  # the program ran on a Colab runtime, not on the card the reporter has at home
     hints = [f"kernel module {m}" for m in facts.driver.kernel_modules if m == "amdgpu"]
     hints += [f"{n}={v}" for n in ROCM_VARIABLES if (v := facts.env.get(n))]
     hints += list(extras(facts, "paste.amd_gpu"))

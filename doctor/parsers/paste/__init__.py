@@ -55,6 +55,7 @@ PARSERS: Tuple[Parser, ...] = (
     prose.in_containers,
     prose.gpu_works,
     prose.smi_works,
+    prose.pipeline_on_cpu,
     namespaces.namespaces,
     installs.install_logs,
     installs.conda_commands,
@@ -157,6 +158,24 @@ def _unavailable(observations: List[Observation]) -> List[Observation]:
     return [dataclasses.replace(said, path="signature", value=Sig.CUDA_UNAVAILABLE)] if said else []
 
 
+_COLAB = re.compile(r"\bcolab\b", re.I)
+_NO_GPU_SIGNS = (Sig.NO_DRIVER, Sig.CUDA_UNAVAILABLE, Sig.NO_DEVICE, Sig.SMI_NO_DRIVER)
+
+
+def _on_colab(body: Body, observations: List[Observation]) -> List[Observation]:
+    """A paste about a Colab notebook in which CUDA finds no GPU or driver: the runtime has no GPU attached (a
+    local graphics card the reporter names is not the machine that ran it)."""
+    sign = next((o for o in observations if o.path == "signature" and o.value in _NO_GPU_SIGNS), None)
+    if sign is None or any(o.path == "signature" and o.value is Sig.COLAB_NO_GPU for o in observations):
+        return []
+    said = next(((i, line) for i, segment in enumerate(body.segments) for line in segment.lines
+                 if "olab" in line.text and _COLAB.search(line.text)), None)
+    if said is None:
+        return []
+    return [Observation("signature", Sig.COLAB_NO_GPU, said[0], said[1].number, printable(said[1].text)[:QUOTE_CHARS],
+                        "Colab")]
+
+
 def _with_availability(observations: List[Observation]) -> List[Observation]:
     """The observations with what torch's answers to is_available() add; where it answered both ways, "CUDA is
     unavailable" describes only one of the runs and is left out."""
@@ -187,6 +206,7 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     if base is not None:  # collect_env's own fields are its parser's to read
         observations = [o for o in observations if not (o.fmt == "env report" and _COLLECT_ENV_LABEL.match(o.quote))]
     observations = _with_availability(observations)
+    observations += _on_colab(body, observations)
     start = base if base is not None else Facts(meta=Meta(gpudoctor_version=_version(), source=Source.PASTE.value))
     merged = merge(start, [o for o in observations if o.path not in _NOT_MERGED], base_format)
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))

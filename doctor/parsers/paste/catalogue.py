@@ -74,6 +74,8 @@ class Sig(enum.Enum):
     ILLEGAL_ACCESS = "illegal-memory-access"
     BF16_UNSUPPORTED = "bfloat16-needs-ampere"
     NCCL_SYSTEM = "nccl-system-error"
+    NCCL_CUDA = "nccl-cuda-error"
+    LINK_CUDA = "linker-without-cuda-libs"
     DEVICE_MISMATCH = "tensors-on-different-devices"
     SPAWN_GUARD = "spawn-without-main-guard"
     GPU_LOADED = "model-loaded-on-gpu"
@@ -99,7 +101,7 @@ def _s(sig: Sig, literal: str, pattern: str, cause: str, target: Optional[str] =
 _UNAVAILABLE = "torch cannot use a GPU here (a framework or torch says so), and the paste does not show why"
 INIT, IMPORT, WARN = "torch.init_error", "torch.import_error", "torch.warnings"
 CATALOGUE: Tuple[Signature, ...] = (
-    _s(Sig.NO_KERNEL_IMAGE, "invalid device function", r"CUDA error: invalid device function",
+    _s(Sig.NO_KERNEL_IMAGE, "invalid device function", r"\binvalid device function\b",
        "the torch build or an extension has no kernels for this GPU's architecture (invalid device function)", WARN),
     _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image is available for execution on the device",
        "the torch build has no kernels for this GPU's architecture", WARN),
@@ -123,7 +125,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.NO_DRIVER, "nvidia driver", r"Found no NVIDIA driver on your system|\bNo NVIDIA drivers? (?:was |were )?found "
        r"on (?:your|this) system",
        "no NVIDIA driver is loaded", INIT),
-    _s(Sig.HIP_NO_DEVICE, "hiperrornodevice", r"hipErrorNoDevice|no ROCm-capable device is detected",
+    _s(Sig.HIP_NO_DEVICE, "hiperror", r"hipErrorNoDevice|no ROCm-capable device is detected|hipErrorInvalidDevice",
        "HIP (ROCm) finds no GPU", INIT),
     _s(Sig.NO_DEVICE, "cuda", r"no CUDA-capable device (?:is )?detected|No CUDA GPUs (?:are )?available|cudaErrorNoDevice|"
        r"cuda runtime error \((?:100|38)\)(?!\s*:\s*\w)",  # cudaErrorNoDevice's numbers after and before CUDA 10.1
@@ -222,7 +224,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDNN_MISSING, "cudnn", r"Could not (?:locate|load library) (?:lib)?cudnn\w*\.(?:dll|so[\w.]*)|"
        r"Unable to load any of \{?libcudnn|Invalid handle\. Cannot load symbol cudnn\w+",
        "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
-    _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl|torch_cuda|c10_cuda|caffe2_nvrtc)[\w-]*\.so[\w.]*: cannot open shared object file",
+    _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl|torch_cuda|c10_cuda|caffe2_nvrtc)[\w-]*[.,]so[\w.]*: cannot open shared object file",
        "a CUDA library torch needs cannot be found", IMPORT),
     _s(Sig.WIN_DLL, "dll", r"\[WinError (?:126|127|1114|193)\][^\n]*?(?:\w+\.dll)?|DLL load failed(?: while importing [\w.]+?)?(?:\s*:|[.\s]*$)",
        "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
@@ -257,9 +259,12 @@ CATALOGUE: Tuple[Signature, ...] = (
        "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
     _s(Sig.WIN_DLL, "dll", r"\b(?:error|fail\w*)\b[^.\n]{0,40}\bload\w*\b[^.\n]{0,20}?\b(?:c10|torch_cpu|torch_cuda|"
        r"torch_python|fbgemm|cudnn\w*|cublas\w*)\.dll\b", "a DLL that torch loads failed on Windows"),  # prose: no message
-    _s(Sig.MATH_LIB_INIT, "status_", r"CUBLAS_STATUS_NOT_INITIALIZED|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_INITIALIZED",
+    _s(Sig.MATH_LIB_INIT, "status_", r"CUBLAS_STATUS_NOT_INITIALIZED|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_INITIALIZED|"
+       r"CUDNN_STATUS_INTERNAL_ERROR",
        "cuBLAS or cuDNN could not start on the GPU: usually its memory was already used up; otherwise the library "
        "does not support this GPU"),
+    _s(Sig.GPU_LOST, "unable to determine the device handle", r"Unable to determine the device handle for GPU[\w:.]*: "
+       r"Unknown Error", "the GPU stopped responding to the driver (power, cooling, PCIe link or firmware)"),
     _s(Sig.GPU_LOST, "nvrm", r"fallen off the bus|RmInitAdapter failed|GPU has fallen off",
        "the GPU stopped responding to the driver (power, cooling, PCIe link or firmware)"),
     _s(Sig.CUDA_UNAVAILABLE, "available", r"GPUAccelerator can not run on your system|"
@@ -295,6 +300,10 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU works; a kernel assertion failed in the code (usually an index or label out of range)", healthy=True),
     _s(Sig.DEVICE_ASSERT, "device-side assert", r"device-side assert triggered",
        "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
+    _s(Sig.NCCL_CUDA, "unhandled cuda error", r"NCCL[^\n]*unhandled cuda error|ncclUnhandledCudaError",
+       "NCCL hit a CUDA error between the GPUs"),
+    _s(Sig.LINK_CUDA, "cannot find -l", r"\bld(?:\.\w+)?: cannot find -l(?:cudart|cuda|cublas\w*|cusparse|curand|cufft|nvrtc)\b",
+       "building an extension: the linker finds no CUDA library to link against"),
     _s(Sig.NVCC_ARCH, "unsupported gpu architecture", r"nvcc fatal\s*:\s*Unsupported gpu architecture",
        "the CUDA toolkit (nvcc) building an extension does not know the GPU architecture it was asked to compile for"),
     _s(Sig.ILLEGAL_ACCESS, "illegal memory access", r"an illegal memory access was encountered",
@@ -313,8 +322,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU stack is not involved: the code tests torch.cuda.is_available without calling it (always true)",
        healthy=True),
     _s(Sig.COLAB_NO_GPU, "gpu backend", r"Cannot connect to GPU backend",
-       "Colab gave this session no GPU (its usage limits, or none free)"),
-    _s(Sig.COLAB_NO_GPU, "gpu 后端", r"无法连接到\s*GPU\s*后端", "Colab gave this session no GPU (its usage limits, or none free)"),
+       "the Colab runtime has no GPU (its usage limits, or none free)"),
+    _s(Sig.COLAB_NO_GPU, "gpu 后端", r"无法连接到\s*GPU\s*后端", "the Colab runtime has no GPU (its usage limits, or none free)"),
     _s(Sig.GPU_SLOWER, "pu", r"\bGPU\b[^.\n]{0,40}\bslower than\b[^.\n]{0,20}\bCPU\b|\bCPU\b[^.\n]{0,40}\bfaster than\b"
        r"[^.\n]{0,20}\bGPU\b|CPU[^。\n]{0,30}比[^。\n]{0,10}GPU[^。\n]{0,10}更?快|GPU[^。\n]{0,30}比[^。\n]{0,10}CPU[^。\n]{0,10}更?慢",
        "the GPU works; a timing shows it slower than the CPU (start-up, warm-up or work too small for a GPU)",

@@ -150,6 +150,19 @@ def smi_works(segment: Segment) -> Iterator[Observation]:
             return
 
 
+_PIPELINE_CPU = re.compile(r"no 'device' argument is passed to the 'Pipeline' object\. Model will be on CPU")
+
+
+def pipeline_on_cpu(segment: Segment) -> Iterator[Observation]:
+    """transformers' warning that a pipeline built without device= runs on the CPU although a GPU is available."""
+    for line in segment.lines:
+        if "'Pipeline'" in line.text and _PIPELINE_CPU.search(line.text):
+            yield observe("framework_cpu", "a transformers pipeline built without device= (\"Model will be on CPU\")",
+                          segment, line, "transformers warning")
+            yield observe("torch.is_available", True, segment, line, "transformers warning")
+            return
+
+
 def in_containers(segment: Segment) -> Iterator[Observation]:
     """A sentence saying the program runs in a Docker or Podman container (its start command may not be shown)."""
     for line in segment.lines:
