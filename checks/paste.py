@@ -50,7 +50,7 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
 
 # Messages that only say CUDA is missing: on a Mac that is the platform, not a broken install.
 _CUDA_ONLY = frozenset({"not-compiled-with-cuda", "xformers-mismatch", "cuda-unavailable", "no-driver",
-                        "bitsandbytes-without-gpu"})
+                        "bitsandbytes-without-gpu", "conda-no-cudatoolkit"})
 
 
 def _explained(facts: Facts) -> bool:

@@ -188,3 +188,22 @@ def test_a_pipeline_without_a_device_and_cudnn_s_internal_error_are_read() -> No
     assert any(k == "paste.framework_cpu" for k, _ in facts.extra)
     cudnn = "cudnn_conv_layer.cpp:53] Check failed: status == CUDNN_STATUS_SUCCESS (4 vs. 0)  CUDNN_STATUS_INTERNAL_ERROR\n"
     assert _codes(cudnn) == ["paste.math-library-init-failed"]
+
+
+@pytest.mark.parametrize("text, code", [
+    ("When I checked torch.cuda.is_available() on my Mac (M1), the device came back as 'cpu'.\n", "paste.macos-no-cuda"),
+    ("I would love to run this on my M1 Ultra. Creating the conda environment fails with:\n\nResolvePackageNotFound: \n"
+     "  - cudatoolkit=11.3\n", "paste.macos-no-cuda"),
+    ("RuntimeError: No HIP GPUs are available\n", "paste.hip-no-device"),
+    ("- Error name: (<cudaError_t.cudaSuccess: 0>, b'cudaErrorInsufficientDriver')\n", "paste.driver-insufficient"),
+    ("CUDA device not found on my NVIDIA Jetson TX2\nAssertionError: CUDA unavailable, invalid device 0 requested\n",
+     "paste.jetson-torch"),
+    ("[Jetson TX2] After \"pip3 install torch\", using torch gives an illegal instruction error.\n", "paste.jetson-torch"),
+])
+def test_macs_hip_cuda_s_error_names_and_jetsons_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+def test_colab_s_missing_gpu_is_the_same_cause_as_no_nvidia_gpu() -> None:
+    from gpudoctor.checks.support.paste_causes import SHARED_CAUSE
+    assert SHARED_CAUSE["colab-no-gpu"] == "platform.no-nvidia-gpu"

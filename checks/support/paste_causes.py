@@ -283,6 +283,7 @@ SHARED_CAUSE: Dict[str, str] = {
     "shadowed-cuda-libs": "torch.import-failed",
     "windows-dll": "torch.import-failed",
     "libcuda-missing": "platform.wsl",
+    "colab-no-gpu": "platform.no-nvidia-gpu",  # the runtime that ran the notebook has no NVIDIA GPU
     "error-804": "platform.container",
     "error-803": "driver.nvml-mismatch",
     "xformers-mismatch": "packages.kernel-pin-mismatch",

@@ -31,6 +31,12 @@ RUNNING: Dict[str, Cause] = {
                                          "lacks (it needs compute capability 8.0)",
                                    "Not an installation problem: run the model in float16 instead (vLLM: --dtype "
                                    "half; transformers: torch_dtype=torch.float16).", ()),
+    "conda-no-cudatoolkit": Cause(W, "conda finds no CUDA package (cudatoolkit, pytorch-cuda) for this platform or "
+                                     "version",
+                                  "NVIDIA's CUDA packages exist only for Linux and Windows, and each only in some "
+                                  "versions: on a Mac there is no CUDA at all (use the MPS device and drop the CUDA "
+                                  "pins from the environment file); elsewhere pick a CUDA version the channels "
+                                  "publish for this platform.", ("conda info",)),
     "nccl-cuda-error": Cause(W, "NCCL hit a CUDA error while the ranks communicated (unhandled cuda error)",
                              "Run again with NCCL_DEBUG=INFO: the WARN lines name the CUDA call that failed. Common "
                              "causes: an NCCL too old for the GPUs or the driver (update torch, which bundles NCCL, or "

@@ -176,6 +176,22 @@ def _on_colab(body: Body, observations: List[Observation]) -> List[Observation]:
                         "Colab")]
 
 
+_CUDA_WORD = re.compile(r"\bcuda\b|torch\.cuda\.", re.I)
+
+
+def _mac_asks_cuda(body: Body, observations: List[Observation]) -> List[Observation]:
+    """On a Mac, which has no CUDA, a paste that asks about CUDA and shows no message: CUDA is unavailable there."""
+    if any(o.path == "signature" for o in observations) or not any(
+            o.path == "platform.system" and o.value == "Darwin" for o in observations):
+        return []
+    said = next(((i, line) for i, segment in enumerate(body.segments) for line in segment.lines
+                 if "uda" in line.text.lower() and _CUDA_WORD.search(line.text)), None)
+    if said is None:
+        return []
+    return [Observation("signature", Sig.CUDA_UNAVAILABLE, said[0], said[1].number,
+                        printable(said[1].text)[:QUOTE_CHARS], "macOS")]
+
+
 def _with_availability(observations: List[Observation]) -> List[Observation]:
     """The observations with what torch's answers to is_available() add; where it answered both ways, "CUDA is
     unavailable" describes only one of the runs and is left out."""
@@ -207,6 +223,7 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
         observations = [o for o in observations if not (o.fmt == "env report" and _COLLECT_ENV_LABEL.match(o.quote))]
     observations = _with_availability(observations)
     observations += _on_colab(body, observations)
+    observations += _mac_asks_cuda(body, observations)
     start = base if base is not None else Facts(meta=Meta(gpudoctor_version=_version(), source=Source.PASTE.value))
     merged = merge(start, [o for o in observations if o.path not in _NOT_MERGED], base_format)
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))

@@ -75,6 +75,7 @@ class Sig(enum.Enum):
     BF16_UNSUPPORTED = "bfloat16-needs-ampere"
     NCCL_SYSTEM = "nccl-system-error"
     NCCL_CUDA = "nccl-cuda-error"
+    CONDA_NO_CUDA = "conda-no-cudatoolkit"
     LINK_CUDA = "linker-without-cuda-libs"
     DEVICE_MISMATCH = "tensors-on-different-devices"
     SPAWN_GUARD = "spawn-without-main-guard"
@@ -114,6 +115,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU's architecture is not in the torch build's arch list", WARN),
     _s(Sig.GPU_TOO_OLD, "no longer supports this gpu", r"PyTorch no longer supports this GPU because it is too old",
        "the GPU is older than the oldest architecture this torch build has kernels for", WARN),
+    _s(Sig.DRIVER_INSUFFICIENT, "insufficientdriver", r"cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER",
+       "the NVIDIA driver is older than the CUDA runtime the program was built with", INIT),
     _s(Sig.DRIVER_INSUFFICIENT, "driver version is insufficient", r"CUDA driver version is insufficient for CUDA runtime version",
        "the NVIDIA driver is older than the CUDA runtime torch was built with", INIT),
     _s(Sig.DRIVER_INSUFFICIENT, "unsatisfied condition: cuda", r"requirement error: unsatisfied condition: cuda\s*>=\s*\d+\.\d+",
@@ -127,6 +130,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        "no NVIDIA driver is loaded", INIT),
     _s(Sig.HIP_NO_DEVICE, "hiperror", r"hipErrorNoDevice|no ROCm-capable device is detected|hipErrorInvalidDevice",
        "HIP (ROCm) finds no GPU", INIT),
+    _s(Sig.HIP_NO_DEVICE, "no hip gpus", r"No HIP GPUs are available", "HIP (ROCm) finds no GPU", INIT),
     _s(Sig.NO_DEVICE, "cuda", r"no CUDA-capable device (?:is )?detected|No CUDA GPUs (?:are )?available|cudaErrorNoDevice|"
        r"cuda runtime error \((?:100|38)\)(?!\s*:\s*\w)",  # cudaErrorNoDevice's numbers after and before CUDA 10.1
        "CUDA sees no GPU (none visible to this process)", INIT),
@@ -274,6 +278,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"torch\.cuda\.is_available\(\)[^.\n]{1,40}?\b(?:returns?|gives|prints|shows)\s+[`*\"']*False\b",
        _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "cuda unavailable", r"CUDA unavailable, invalid device", _UNAVAILABLE),  # YOLOv5's check
     _s(Sig.CUDA_UNAVAILABLE, "not able to use gpu", r"Torch is not able to use GPU", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cuda driver initialization failed", r"CUDA driver initialization failed", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cpu", r"\b(?:using|selected|generator:|running on)\s+device\s*[=:]?\s*['\"]?cpu\b['\"]?\s*$|"
@@ -300,6 +305,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU works; a kernel assertion failed in the code (usually an index or label out of range)", healthy=True),
     _s(Sig.DEVICE_ASSERT, "device-side assert", r"device-side assert triggered",
        "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
+    _s(Sig.CONDA_NO_CUDA, "resolvepackagenotfound", r"ResolvePackageNotFound:\s*-\s*(?:cudatoolkit|pytorch-cuda|cuda-\w+)"
+       r"(?:=|\b)", "conda finds no CUDA package for this platform (NVIDIA's CUDA packages exist for Linux and Windows)"),
     _s(Sig.NCCL_CUDA, "unhandled cuda error", r"NCCL[^\n]*unhandled cuda error|ncclUnhandledCudaError",
        "NCCL hit a CUDA error between the GPUs"),
     _s(Sig.LINK_CUDA, "cannot find -l", r"\bld(?:\.\w+)?: cannot find -l(?:cudart|cuda|cublas\w*|cusparse|curand|cufft|nvrtc)\b",

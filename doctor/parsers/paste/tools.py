@@ -162,7 +162,7 @@ _VISIBLE = re.compile(r"(?:^|[\s;'\"(])(?:export\s+)?CUDA_VISIBLE_DEVICES=(['\"]
 # a cheap pre-test for _MACOS: every one of its alternatives holds one of these
 _MAC_WORDS = re.compile(r"mac|Mac|MAC|Darwin|darwin|Apple|apple|arm64|/Users/|homebrew|dylib|osx| M[1-9]|M[1-9] ")
 _MACOS = re.compile(r"\bmacOS[- ]\d+|Darwin Kernel|\barm64-arm-64bit\b|/opt/homebrew/|(?:^|[\s\"'(])/Users/[^/\s]+/|"
-                    r"\bMacBook\b|\bApple M[1-9]\b|\b(?:on|with|have|has|using) an? M[1-9](?: (?:Pro|Max|Ultra))?\b|\bM[1-9] (?:Pro|Max|Ultra) [Cc]hip|\b[Mm]ac ?M[1-9]\b|\bM[1-9] [Mm]ac\b|"
+                    r"\bMacBook\b|\bApple M[1-9]\b|\b[Mm]ac\s*\(M[1-9]\w*\)|\bM[1-9] (?:Pro|Max|Ultra)\b|\b(?:on|with|have|has|using) an? M[1-9](?: (?:Pro|Max|Ultra))?\b|\bM[1-9] (?:Pro|Max|Ultra) [Cc]hip|\b[Mm]ac ?M[1-9]\b|\bM[1-9] [Mm]ac\b|"
                     r"\bApple [Ss]ilicon\b|\bmacosx_\d+_\d+_(?:arm64|x86_64|universal2)\b|\bosx-(?:arm64|64)\b|"
                     r"-apple-darwin\d*\b|\bMac ?(?:mini|Studio|Pro)\b|\biMac\b|\bMac OS X\b|"
                     r"\bmacOS (?:Sonoma|Ventura|Monterey|Big Sur|Sequoia|Tahoe)\b|\w\.dylib\b")
@@ -248,7 +248,7 @@ _FOREIGN_TORCH = (
     (re.compile(r"\bdownload\.pytorch\.org\b|\bpytorch\.org\b.*\b(?:command|instructions|directions|selector)\b|"
                 r"\b(?:command|instructions|directions|selector)\b.*\bpytorch(?:\.org)? (?:web ?page|website|site)\b",
                 re.I), "the pytorch.org install command"),
-    (re.compile(r"\bpip3?\s+install\s+(?:-U\s+|--upgrade\s+)?torch(?:[=\s]|$)(?!.*(?:nvidia\.com|jetson|jp\d))", re.I),
+    (re.compile(r"\bpip3?\s+install\s+(?:-U\s+|--upgrade\s+)?torch(?:[=\s\"'`,]|$)(?!.*(?:nvidia\.com|jetson|jp\d))", re.I),
      "pip from PyPI"),
 )
 
