@@ -3,83 +3,13 @@ and the fact its line is evidence for. The order is load-bearing: a line is name
 
 from __future__ import annotations
 
-import enum
 import re
 from dataclasses import dataclass
 from typing import Optional, Pattern, Tuple
 
+from gpudoctor.parsers.paste.sigs import Sig
 
-class Sig(enum.Enum):
-    """A recognised error message; the value is stable and is what checks read from ``facts.extra``."""
-
-    NO_KERNEL_IMAGE = "no-kernel-image"
-    SM_INCOMPATIBLE = "sm-incompatible"
-    GPU_TOO_OLD = "gpu-too-old"
-    DRIVER_INSUFFICIENT = "driver-insufficient"
-    DRIVER_TOO_OLD = "driver-too-old"
-    NOT_COMPILED = "not-compiled-with-cuda"
-    NO_DRIVER = "no-driver"
-    NO_DEVICE = "no-device"
-    HIP_NO_DEVICE = "hip-no-device"
-    ERR_802 = "error-802"
-    ERR_803 = "error-803"
-    ERR_804 = "error-804"
-    ERR_999 = "error-999"
-    NVML_MISMATCH = "nvml-mismatch"
-    NVML_UNKNOWN = "nvml-unknown-error"
-    SMI_NO_DRIVER = "smi-no-driver"
-    DOCKER_NO_GPU = "docker-no-gpu-driver"
-    INVALID_ORDINAL = "invalid-device-ordinal"
-    TORCHVISION_NMS = "torchvision-nms"
-    TORCHVISION_CUDA = "torchvision-cuda-mismatch"
-    SHADOWED_CUDA = "shadowed-cuda-libs"
-    CUDNN_MISSING = "cudnn-missing"
-    LIB_MISSING = "cuda-lib-missing"
-    LIBCUDA_MISSING = "libcuda-missing"
-    WIN_DLL = "windows-dll"
-    NO_TORCH = "torch-not-installed"
-    DEVICE_BUSY = "device-busy"
-    MATH_LIB_INIT = "math-library-init-failed"
-    CUDNN_MISMATCH = "cudnn-version-mismatch"
-    SECURE_BOOT = "secure-boot"
-    PTX_TOOLCHAIN = "ptx-toolchain"
-    MODULE_MISSING = "kernel-module-missing"
-    DOCKER_GPUS_FLAG = "docker-gpus-flag"
-    TOOLKIT_TIMEOUT = "container-toolkit-timeout"
-    EXT_TOOLKIT = "extension-toolkit-mismatch"
-    PAGING_FILE = "windows-paging-file"
-    GPU_LOST = "gpu-fell-off-the-bus"
-    FLASH_ATTN_ARCH = "flash-attn-needs-ampere"
-    FLASH_ATTN_ABI = "flash-attn-abi"
-    TORCHAUDIO_ABI = "torchaudio-abi"
-    EXTENSION_ABI = "extension-abi"
-    TORCH_FILES_MIXED = "torch-files-mixed"
-    XFORMERS_MISMATCH = "xformers-mismatch"
-    ARCH_MISMATCH = "incompatible-architecture"
-    BNB_NO_GPU = "bitsandbytes-without-gpu"
-    CUDA_HOME_UNSET = "cuda-home-unset"
-    CUDA_UNAVAILABLE = "cuda-unavailable"
-    CONTAINER_CLI = "container-toolkit-no-driver"
-    TORCH_NOT_FOUND = "torch-version-not-found"
-    OUT_OF_MEMORY = "out-of-memory"
-    DEVICE_ASSERT = "device-side-assert"
-    MISALIGNED = "misaligned-address"
-    GPU_SLOWER = "gpu-slower-than-cpu"
-    UNCALLED = "is-available-not-called"
-    COLAB_NO_GPU = "colab-no-gpu"
-    EXT_BUILD_NO_CUDA = "extension-build-without-cuda"
-    DUPLICATE_GPU = "ranks-share-a-gpu"
-    NCCL_P2P = "nccl-peer-access"
-    NVCC_ARCH = "nvcc-unsupported-arch"
-    ILLEGAL_ACCESS = "illegal-memory-access"
-    BF16_UNSUPPORTED = "bfloat16-needs-ampere"
-    NCCL_SYSTEM = "nccl-system-error"
-    NCCL_CUDA = "nccl-cuda-error"
-    CONDA_NO_CUDA = "conda-no-cudatoolkit"
-    LINK_CUDA = "linker-without-cuda-libs"
-    DEVICE_MISMATCH = "tensors-on-different-devices"
-    SPAWN_GUARD = "spawn-without-main-guard"
-    GPU_LOADED = "model-loaded-on-gpu"
+__all__ = ["BY_SIG", "CATALOGUE", "IMPORT", "INIT", "WARN", "Sig", "Signature"]
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,19 @@
 """Parsers for `key: value` reports (transformers/accelerate/diffusers/llamafactory env, ComfyUI, vLLM sections,
-Ultralytics checks) and for `python -c "import torch; print(...)"` one-liners with their output."""
+Ultralytics checks); the one-liners' reader lives in ``oneliners`` and is re-exported here."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, Optional, Tuple
 
 from packaging.utils import canonicalize_name
 
 from gpudoctor.facts import Distribution
 from gpudoctor.parsers.paste.observe import Observation, observe
+from gpudoctor.parsers.paste.oneliners import one_liners
 from gpudoctor.parsers.paste.segments import Line, Segment
+
+__all__ = ["key_values", "one_liners"]
 
 _KV = re.compile(r"^\s*(?:[-*+\u2022]\s+)?(?:\*\*)?`?([A-Za-z][\w .,()?/`'-]{1,60}?)`?(?:\*\*)?\s*[:\uff1a]\s*(?:\*\*)?\s*(\S.*?)\s*$")
 _TORCH_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)")
@@ -36,19 +38,6 @@ _MEMORY_SUFFIX = re.compile(r"\s*[(\[]\s*(?:\d+\s*(?:[gm]i?b|gb)\b|compute capab
                             r"[^)\]]*[)\]]\s*$", re.I)
 _UUID = re.compile(r"\s*\(UUID:[^)]*\)")
 _SPACES = re.compile(r"\s+")
-_COMMENTED = re.compile(r"\)\s*#\s*(?:returns?|prints?|gives?|->|=>|=|is|output:?)?\s*[`'\"]?([\w.+]+)", re.I)
-_FSTRING_FIELD = re.compile(r"\{([^{}:!]+)[^{}]*\}")
-_IPYTHON_IN = re.compile(r"^\s*In \[\d+\]:\s*")
-_IPYTHON_OUT = re.compile(r"^\s*Out\[\d+\]:\s*")
-_PRINT = re.compile(r"print\((.*)\)")
-_EXPRS: Tuple[Tuple[str, str], ...] = (
-    ("torch.__version__", "torch.version"),
-    ("torch.version.cuda", "torch.cuda"),
-    ("torch.cuda.is_available()", "torch.is_available"),
-    ("torch.cuda.device_count()", "torch.device_count"),
-    ("torch.backends.cudnn.version()", "torch.cudnn_version"),
-    ("torch.cuda.get_device_name(", "gpus.torch_name"),
-)
 
 # normalised key -> fact path
 _KEYS: Dict[str, str] = {
@@ -244,69 +233,3 @@ def key_values(segment: Segment) -> Iterator[Observation]:
                 if m.group(3):
                     yield observe("gpus", (None, m.group(3).strip()), segment, line, "yolo checks")
                     yield observe("torch.is_available", True, segment, line, "yolo checks")
-
-
-def _exprs(command: str) -> List[Optional[str]]:
-    """The fact paths printed by a `print(...)` (or a `>>>` expression), in order; None for others."""
-    m = _PRINT.search(command)
-    body = m.group(1) if m else command.split(">>>", 1)[-1]
-    fields = _FSTRING_FIELD.findall(body) if re.match(r"\s*f['\"]", body) else []
-    parts = fields or [part.strip() for part in re.split(r",(?![^(]*\))", body) if part.strip()]
-    out: List[Optional[str]] = []
-    for part in parts:
-        out.append(next((path for expr, path in _EXPRS if part.replace(" ", "").startswith(expr)), None))
-    return out
-
-
-def _typed(path: str, word: str) -> Optional[object]:
-    word = word.strip("'\"")  # the REPL prints strings quoted: '2.3.0+cu121'
-    if path == "torch.is_available":
-        return _BOOL.get(word.lower())
-    if path in ("torch.device_count", "torch.cudnn_version"):
-        return int(word) if word.isdigit() else None
-    if path in ("torch.version", "torch.cuda"):
-        return word if re.match(r"^\d+\.\d+", word) else None
-    return None
-
-
-def one_liners(segment: Segment) -> Iterator[Observation]:
-    """`python -c "...print(torch.x, torch.y)"` and `>>> torch.x` lines, read against the output line after them."""
-    lines = segment.lines
-    for i, line in enumerate(lines):
-        text = _IPYTHON_IN.sub(">>> ", line.text) if "In [" in line.text else line.text  # IPython's prompt
-        if "torch" not in text or not ("print(" in text or text.lstrip().startswith(">>>")):
-            continue
-        paths = _exprs(text.split("#", 1)[0] if "#" in text else text)
-        said = _COMMENTED.search(text)
-        if said and len([p for p in paths if p]) == 1:  # print(torch.cuda.is_available())  # Returns False
-            commented = next(p for p in paths if p)
-            answer = _typed(commented, said.group(1))
-            if answer is not None:
-                yield observe(commented, answer, segment, line, "python comment")
-                continue
-        if not any(paths) or i + 1 >= len(lines):
-            continue
-        out = lines[i + 1]
-        if out.text.lstrip().startswith("Out["):
-            out = dataclasses.replace(out, text=_IPYTHON_OUT.sub("", out.text))
-        elif out.text.lstrip().startswith("# "):  # the output written as a comment under the command: "# False"
-            out = dataclasses.replace(out, text=out.text.lstrip()[2:])
-        if paths == ["torch.cuda"] and text.lstrip().startswith(">>>") and out.text.lstrip().startswith(">>>"):
-            # the REPL echoes nothing for None: `>>> torch.version.cuda` followed by the next prompt
-            yield observe("torch.cuda_compiled", False, segment, line, "python REPL")
-            continue
-        if out.text.lstrip().startswith((">>>", "$", "python", "Traceback")):
-            continue
-        words = out.text.split()
-        if len(paths) == 1 and paths[0] == "gpus.torch_name":
-            yield observe("gpus", (None, out.text.strip()), segment, out, "python -c")
-            continue
-        if len(words) != len(paths):
-            continue
-        for path, word in zip(paths, words):
-            if path == "torch.cuda" and word == "None":  # print(torch.version.cuda) of a CPU build
-                yield observe("torch.cuda_compiled", False, segment, out, "python -c")
-                continue
-            value = _typed(path, word) if path else None
-            if path and value is not None:
-                yield observe(path, value, segment, out, "python -c")
