@@ -26,7 +26,7 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
     "smi-no-driver": lambda f: bool(f.gpus or f.driver.gpu_count or f.platform.dev_nvidia
                                     or (f.torch.cuda and not f.torch.hip)),
     "error-802": lambda f: True,
-    "error-999": lambda f: True,
+    "error-999": lambda f: f.platform.system in (None, "Linux") and not f.platform.wsl,  # driver.uvm judges it there
     "nvml-mismatch": lambda f: True,
     "torch-not-installed": lambda f: True,
     "no-kernel-image": lambda f: _gpu_cc_known(f) and not torch_serves_every_gpu(f),
@@ -37,7 +37,9 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
     "driver-insufficient": lambda f: bool(f.torch.cuda and (f.driver.version or f.driver.cuda_version)
                                           and f.torch.is_available is not True),
     "error-803": lambda f: f.driver.nvml_failure is NvmlError.VERSION_MISMATCH,
-    "windows-dll": lambda f: f.platform.system == "Windows" and "WinError" in (f.torch.import_error or ""),
+    # the Windows check judges a WinError that names the DLL; one cut before the name is this check's to say
+    "windows-dll": lambda f: (f.platform.system == "Windows" and "WinError" in (f.torch.import_error or "")
+                              and ".dll" in (f.torch.import_error or "").lower()),
     "torchvision-nms": lambda f: bool(f.torchvision.version and f.torch.version),
     "torchvision-cuda-mismatch": lambda f: bool(f.torchvision.version and f.torch.version),
     "not-compiled-with-cuda": lambda f: bool(f.gpus and f.torch.version and f.torch.cuda_compiled is False)

@@ -207,3 +207,31 @@ def test_macs_hip_cuda_s_error_names_and_jetsons_are_named(text: str, code: str)
 def test_colab_s_missing_gpu_is_the_same_cause_as_no_nvidia_gpu() -> None:
     from gpudoctor.checks.support.paste_causes import SHARED_CAUSE
     assert SHARED_CAUSE["colab-no-gpu"] == "platform.no-nvidia-gpu"
+
+
+@pytest.mark.parametrize("text, code", [
+    ("ImportError: /home/u/miniconda3/envs/p/bin/../lib/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required "
+     "by /home/u/miniconda3/envs/p/lib/python3.10/site-packages/torch/lib/libtorch_python.so)\n",
+     "paste.libstdcxx-too-old"),
+    ("Whether the issue is on WSL 2 and/or WSL 1: WSL2\nLinux Kernel: 4.19.121-microsoft-standard\n"
+     "Actual: it crashes with `CUDA error: unknown error`\n", "paste.error-999"),
+    ("Docling unavailable: [WinError 1114] Dynamic Link Library (DLL) initialization routine failed. Error loading\n",
+     "paste.windows-dll"),
+    ("no kernel image is available for execution this device\n", "paste.no-kernel-image"),
+])
+def test_runtime_library_wsl_dll_and_kernel_messages_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Why is my GPU not fully used, only at 8%?\n",
+    "Training is slow and GPU utilization stays at 0% most of the time.\n",
+    "训练的时候显存可以占满，但是 GPU 利用率很低。\n",
+])
+def test_a_gpu_waiting_for_data_is_a_working_gpu(text: str) -> None:
+    assert _problems(text) == [] and not _partial(text)
+
+
+def test_a_gpu_said_to_be_unused_without_a_figure_is_not_read_as_waiting_for_data() -> None:
+    assert "gpu-waits-for-data" not in [v for k, v in load_facts("My GPU is not used at all, torch says no CUDA.\n",
+                                                                  "in.txt").extra if k == "paste.signature"]

@@ -218,15 +218,6 @@ CAUSES: Dict[str, Cause] = {
                                       "Install a bitsandbytes release that supports this torch's CUDA and this platform "
                                       "(0.43+ ships CUDA builds for Linux and Windows); torch itself may be fine.",
                                       ("python -m bitsandbytes", "pip install -U bitsandbytes")),
-    "extension-build-without-cuda": Cause(W, "a CUDA extension's setup script refuses to build (\"Cuda is not "
-                                             "availabel\"): it needs a CUDA toolkit (CUDA_HOME) and torch seeing a GPU",
-                                          "The script (Deformable-DETR's ops and the projects that copy them) builds only "
-                                          "when CUDA_HOME points at a CUDA toolkit with nvcc and torch.cuda.is_available() "
-                                          "is True: install the toolkit matching torch.version.cuda (conda's cudatoolkit "
-                                          "package has no nvcc) and build on a machine where torch sees the GPU.",
-                                          ('python -c "import torch; from torch.utils.cpp_extension import CUDA_HOME; '
-                                           'print(torch.version.cuda, torch.cuda.is_available(), CUDA_HOME)"',
-                                           "nvcc --version")),
     "cuda-home-unset": Cause(W, "a CUDA extension is being compiled and no CUDA toolkit is found (CUDA_HOME is not set)",
                              "Install the CUDA toolkit matching torch.version.cuda (or a prebuilt wheel of the "
                              "extension) and set CUDA_HOME to it; running torch itself does not need it.",
@@ -283,7 +274,8 @@ SHARED_CAUSE: Dict[str, str] = {
     "shadowed-cuda-libs": "torch.import-failed",
     "windows-dll": "torch.import-failed",
     "libcuda-missing": "platform.wsl",
-    "colab-no-gpu": "platform.no-nvidia-gpu",  # the runtime that ran the notebook has no NVIDIA GPU
+    "colab-no-gpu": "platform.no-nvidia-gpu",
+    "libstdcxx-too-old": "torch.import-failed",  # the runtime that ran the notebook has no NVIDIA GPU
     "error-804": "platform.container",
     "error-803": "driver.nvml-mismatch",
     "xformers-mismatch": "packages.kernel-pin-mismatch",

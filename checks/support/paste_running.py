@@ -1,11 +1,12 @@
-"""What the messages of programs that got as far as running mean: builds of extensions, multi-GPU communication,
-and the messages only a working CUDA stack prints (out of memory, kernel bugs, settings)."""
+"""What the messages of programs that got past the install mean: builds of extensions, run-time libraries and driver
+states they meet, multi-GPU communication, and the messages only a working CUDA stack prints (out of memory, kernel
+bugs, settings)."""
 
 from __future__ import annotations
 
 from typing import Dict
 
-from gpudoctor.checks.support.cause import NOTE, Cause, W
+from gpudoctor.checks.support.cause import NOTE, Cause, E, W
 
 RUNNING: Dict[str, Cause] = {
     "out-of-memory": Cause(NOTE, "the CUDA environment works: the GPU ran out of memory",
@@ -15,6 +16,26 @@ RUNNING: Dict[str, Cause] = {
     "device-side-assert": Cause(NOTE, "the CUDA environment works: a kernel assertion failed in the code",
                                 "Not an installation problem: run with CUDA_LAUNCH_BLOCKING=1 to find the failing "
                                 "operation (usually an index or label out of range).", ("CUDA_LAUNCH_BLOCKING=1 python train.py",)),
+    "extension-build-without-cuda": Cause(W, "a CUDA extension's setup script refuses to build (\"Cuda is not "
+                                             "availabel\"): it needs a CUDA toolkit (CUDA_HOME) and torch seeing a GPU",
+                                          "The script (Deformable-DETR's ops and the projects that copy them) builds only "
+                                          "when CUDA_HOME points at a CUDA toolkit with nvcc and torch.cuda.is_available() "
+                                          "is True: install the toolkit matching torch.version.cuda (conda's cudatoolkit "
+                                          "package has no nvcc) and build on a machine where torch sees the GPU.",
+                                          ('python -c "import torch; from torch.utils.cpp_extension import CUDA_HOME; '
+                                           'print(torch.version.cuda, torch.cuda.is_available(), CUDA_HOME)"',
+                                           "nvcc --version")),
+    "error-999": Cause(E, "CUDA failed with 'unknown error' (cudaErrorUnknown: 999, or 30 before CUDA 10.1)",
+                       "The driver is in a bad state. Under WSL: update the Windows NVIDIA driver and WSL (wsl "
+                       "--update), then restart WSL (wsl --shutdown). On Linux: reload nvidia_uvm (common after "
+                       "suspend) or reboot.", ("wsl --update", "wsl --shutdown", "sudo modprobe -r nvidia_uvm && "
+                                                                               "sudo modprobe nvidia_uvm")),
+    "libstdcxx-too-old": Cause(E, "the C++ runtime (libstdc++) the loader found is older than torch needs "
+                                  "(GLIBCXX_x.y.z not found)",
+                               "An older libstdc++ is found first, usually the conda environment's own: update it in "
+                               "the environment (conda install -c conda-forge libstdcxx-ng), or make the newer system "
+                               "one load first.", ("strings \"$CONDA_PREFIX/lib/libstdc++.so.6\" | grep GLIBCXX_3.4.3",
+                                                  "conda install -c conda-forge libstdcxx-ng")),
     "nvcc-unsupported-arch": Cause(W, "building a CUDA extension: the CUDA toolkit (nvcc) is too old for the GPU "
                                       "architecture it was asked to compile for",
                                    "Use a CUDA toolkit new enough for the GPU (sm_89 and sm_90 need CUDA 11.8, "
@@ -76,6 +97,11 @@ RUNNING: Dict[str, Cause] = {
                           "(usage limits): wait, use a paid tier, or another machine. The graphics card of the "
                           "computer the browser runs on plays no part; nothing is wrong with the notebook's install.",
                           ('python -c "import torch; print(torch.cuda.is_available())"', "nvidia-smi")),
+    "gpu-waits-for-data": Cause(NOTE, "the CUDA environment works: the GPU waits for its data (low utilisation)",
+                                "Not an installation problem: the input pipeline cannot feed the GPU. Give the "
+                                "DataLoader workers (num_workers, about the CPU cores) and pin_memory=True, keep the "
+                                "data on fast local storage, move heavy preprocessing off the training step, and "
+                                "check with a larger batch.", ("nvidia-smi dmon -s u",)),
     "gpu-slower-than-cpu": Cause(NOTE, "the CUDA environment works: a timing shows the GPU slower than the CPU",
                                  "Not an installation problem: a single run includes CUDA's start-up and the first "
                                  "calls' warm-up (kernel loading, cuDNN autotuning), and small inputs do not fill a "

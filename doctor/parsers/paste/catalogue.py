@@ -34,7 +34,7 @@ INIT, IMPORT, WARN = "torch.init_error", "torch.import_error", "torch.warnings"
 CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.NO_KERNEL_IMAGE, "invalid device function", r"\binvalid device function\b",
        "the torch build or an extension has no kernels for this GPU's architecture (invalid device function)", WARN),
-    _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image is available for execution on the device",
+    _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image is available for execution(?: on)?(?: the| this)? device",
        "the torch build has no kernels for this GPU's architecture", WARN),
     # the same refusal retold in a sentence: "versions that do not support this card (too old a CUDA capability)"
     _s(Sig.NO_KERNEL_IMAGE, "capabilit", r"(?:cuda|compute) capabilit(?:y|ies)\b[^.\n]{0,60}?\b(?:too old|too low|"
@@ -168,6 +168,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "torch is not installed in the Python that ran the code", IMPORT),
     _s(Sig.DEVICE_BUSY, "busy or unavailable", r"CUDA-capable devices? ?(?:\(s\) )?(?:is/are|are|is) busy or unavailable",
        "the GPU is in exclusive compute mode and another process holds it, or it is prohibited", WARN),
+    _s(Sig.GLIBCXX, "glibcxx_", r"version [`']GLIBCXX_\d+\.\d+(?:\.\d+)?' not found",
+       "the C++ runtime (libstdc++) the loader found is older than a library of torch needs", IMPORT),
     _s(Sig.CUDNN_MISMATCH, "cudnn version mismatch", r"cuDNN version mismatch: PyTorch was compiled against \d+ but "
        r"linked against \d+", "another cuDNN, found first on the library path, shadows the one torch was built with", WARN),
     _s(Sig.CUDNN_MISMATCH, "cudnn version incompatibility", r"cuDNN version incompatibility: PyTorch was compiled\s+against",
@@ -261,6 +263,13 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.COLAB_NO_GPU, "gpu backend", r"Cannot connect to GPU backend",
        "the Colab runtime has no GPU (its usage limits, or none free)"),
     _s(Sig.COLAB_NO_GPU, "gpu 后端", r"无法连接到\s*GPU\s*后端", "the Colab runtime has no GPU (its usage limits, or none free)"),
+    _s(Sig.GPU_STARVED, "util", r"\b(?:low|0\s?%|zero|only\s+\d{1,2}\s?%)[^.\n]{0,25}\bGPU[- ]?util|\bGPU[- ]?util\w*\b"
+       r"[^.\n]{0,40}?\b(?:is |stays |goes |drops |only )?(?:low|0\s?%|zero|\d{1,2}\s?%)(?![\w%])",
+       "the GPU works; it waits for its data (too few DataLoader workers, slow storage or preprocessing)", healthy=True),
+    _s(Sig.GPU_STARVED, "%", r"\bGPU\b[^.\n]{0,40}\bonly (?:at |about |around )?\d{1,2}\s?%",
+       "the GPU works; it waits for its data (too few DataLoader workers, slow storage or preprocessing)", healthy=True),
+    _s(Sig.GPU_STARVED, "利用率", r"GPU\s*(?:利用率|占用)[^。\n，,]{0,10}(?:低|0\s?%)",
+       "the GPU works; it waits for its data (too few DataLoader workers, slow storage or preprocessing)", healthy=True),
     _s(Sig.GPU_SLOWER, "pu", r"\bGPU\b[^.\n]{0,40}\bslower than\b[^.\n]{0,20}\bCPU\b|\bCPU\b[^.\n]{0,40}\bfaster than\b"
        r"[^.\n]{0,20}\bGPU\b|CPU[^。\n]{0,30}比[^。\n]{0,10}GPU[^。\n]{0,10}更?快|GPU[^。\n]{0,30}比[^。\n]{0,10}CPU[^。\n]{0,10}更?慢",
        "the GPU works; a timing shows it slower than the CPU (start-up, warm-up or work too small for a GPU)",

@@ -61,6 +61,8 @@ class Sig(enum.Enum):
     DEVICE_ASSERT = "device-side-assert"
     MISALIGNED = "misaligned-address"
     GPU_SLOWER = "gpu-slower-than-cpu"
+    GPU_STARVED = "gpu-waits-for-data"
+    GLIBCXX = "libstdcxx-too-old"
     UNCALLED = "is-available-not-called"
     COLAB_NO_GPU = "colab-no-gpu"
     EXT_BUILD_NO_CUDA = "extension-build-without-cuda"
