@@ -235,3 +235,16 @@ def test_a_gpu_waiting_for_data_is_a_working_gpu(text: str) -> None:
 def test_a_gpu_said_to_be_unused_without_a_figure_is_not_read_as_waiting_for_data() -> None:
     assert "gpu-waits-for-data" not in [v for k, v in load_facts("My GPU is not used at all, torch says no CUDA.\n",
                                                                   "in.txt").extra if k == "paste.signature"]
+
+
+@pytest.mark.parametrize("text, code", [
+    ("Cuda devices unavailable or busy\n", "paste.device-busy"),
+    ("This program was not compiled for SM 89 : cudaErrorInvalidDevice: invalid device ordinal\n", "paste.no-kernel-image"),
+    ("Title: CUDA error: no kernel image available\n", "paste.no-kernel-image"),
+    ("[Bug] he detected CUDA version (11.8) mismatches the version that was used to compile PyTorch (12.8).\n",
+     "paste.extension-toolkit-mismatch"),
+    ('sudo docker run -it --entrypoint /bin/bash 709fa9395949\npython -c "import torch; '
+     'print(torch.cuda.is_available()) -> False"\n', "platform.container"),
+])
+def test_retold_busy_kernel_toolkit_and_arrow_answers_are_read(text: str, code: str) -> None:
+    assert code in _codes(text)

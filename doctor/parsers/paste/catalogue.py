@@ -34,7 +34,9 @@ INIT, IMPORT, WARN = "torch.init_error", "torch.import_error", "torch.warnings"
 CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.NO_KERNEL_IMAGE, "invalid device function", r"\binvalid device function\b",
        "the torch build or an extension has no kernels for this GPU's architecture (invalid device function)", WARN),
-    _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image is available for execution(?: on)?(?: the| this)? device",
+    _s(Sig.NO_KERNEL_IMAGE, "not compiled for sm", r"\bnot compiled for SM ?\d+",
+       "the program has no kernels for this GPU's architecture (not compiled for its SM)", WARN),
+    _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image (?:is )?available(?: for execution(?: on)?(?: the| this)? device)?",
        "the torch build has no kernels for this GPU's architecture", WARN),
     # the same refusal retold in a sentence: "versions that do not support this card (too old a CUDA capability)"
     _s(Sig.NO_KERNEL_IMAGE, "capabilit", r"(?:cuda|compute) capabilit(?:y|ies)\b[^.\n]{0,60}?\b(?:too old|too low|"
@@ -168,6 +170,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "torch is not installed in the Python that ran the code", IMPORT),
     _s(Sig.DEVICE_BUSY, "busy or unavailable", r"CUDA-capable devices? ?(?:\(s\) )?(?:is/are|are|is) busy or unavailable",
        "the GPU is in exclusive compute mode and another process holds it, or it is prohibited", WARN),
+    _s(Sig.DEVICE_BUSY, "unavailable or busy", r"\bcuda devices? (?:is |are )?unavailable or busy\b",
+       "the GPU is in exclusive compute mode and another process holds it, or it is prohibited", WARN),
     _s(Sig.GLIBCXX, "glibcxx_", r"version [`']GLIBCXX_\d+\.\d+(?:\.\d+)?' not found",
        "the C++ runtime (libstdc++) the loader found is older than a library of torch needs", IMPORT),
     _s(Sig.CUDNN_MISMATCH, "cudnn version mismatch", r"cuDNN version mismatch: PyTorch was compiled against \d+ but "
@@ -184,7 +188,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.DOCKER_GPUS_FLAG, "unknown flag: --gpus", r"unknown flag: --gpus",
        "the docker client is older than 19.03 and has no --gpus option"),
     _s(Sig.EXT_TOOLKIT, "mismatches the version that was used to compile",
-       r"The detected CUDA version \(\d+\.\d+\) mismatches the version that was used to compile",
+       r"\b(?:[Tt]he|he) detected CUDA version \(\d+\.\d+\) mismatches the version that was used to compile",
        "building a CUDA extension: the CUDA toolkit (nvcc) is another CUDA major than torch was built with"),
     _s(Sig.SECURE_BOOT, "could not insert", r"could not insert 'nvidia\w*': (?:Key was rejected by service|Required key not available)",
        "Secure Boot refuses the unsigned NVIDIA kernel module, so the driver never loads"),

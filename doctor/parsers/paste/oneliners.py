@@ -11,7 +11,8 @@ from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Segment
 
 _BOOL = {"true": True, "yes": True, "false": False, "no": False}
-_COMMENTED = re.compile(r"\)\s*#\s*(?:returns?|prints?|gives?|->|=>|=|is|output:?)?\s*[`'\"]?([\w.+]+)", re.I)
+_COMMENTED = re.compile(r"\)\s*(?:#\s*(?:returns?|prints?|gives?|->|=>|=|is|output:?)?|->|=>)\s*[`'\"]?([\w.+]+)",
+                        re.I)  # print(torch.cuda.is_available())  # False, or "...) -> False" inside the command
 _FSTRING_FIELD = re.compile(r"\{([^{}:!]+)[^{}]*\}")
 _IPYTHON_IN = re.compile(r"^\s*In \[\d+\]:\s*")
 _IPYTHON_OUT = re.compile(r"^\s*Out\[\d+\]:\s*")
