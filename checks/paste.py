@@ -6,13 +6,19 @@ from typing import Callable, Dict, Iterator, Tuple
 
 from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks.support.paste_causes import CAUSES, ON_AMD, REINSTALL, SHARED_CAUSE
-from gpudoctor.checks.support.paste_notes import extras, quoted
+from gpudoctor.checks.support.paste_notes import extras, inferred_why, quoted
 from gpudoctor.checks.support.paste_layers import kernel_layer, torch_serves_every_gpu
 from gpudoctor.checks.support.vendors import amd_gpu
 from gpudoctor.checks.torch_builds import non_rocm_on_amd
 from gpudoctor.facts import Facts, NvmlError, Source
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, skip
+
+
+def _driver_judges(facts: Facts) -> bool:
+    """The driver check judges torch's CUDA against the driver; where torch works, the message is another library's."""
+    return bool(facts.torch.cuda and (facts.driver.version or facts.driver.cuda_version)
+                and facts.torch.is_available is not True)
 
 
 def _gpu_cc_known(facts: Facts) -> bool:
@@ -31,11 +37,8 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
     "torch-not-installed": lambda f: True,
     "no-kernel-image": lambda f: _gpu_cc_known(f) and not torch_serves_every_gpu(f),
     "sm-incompatible": _gpu_cc_known,
-    # the driver check judges torch's CUDA against the driver; where torch works, the message is another library's
-    "driver-too-old": lambda f: bool(f.torch.cuda and (f.driver.version or f.driver.cuda_version)
-                                     and f.torch.is_available is not True),
-    "driver-insufficient": lambda f: bool(f.torch.cuda and (f.driver.version or f.driver.cuda_version)
-                                          and f.torch.is_available is not True),
+    "driver-too-old": _driver_judges,
+    "driver-insufficient": _driver_judges,
     "error-803": lambda f: f.driver.nvml_failure is NvmlError.VERSION_MISMATCH,
     # the Windows check judges a WinError that names the DLL; one cut before the name is this check's to say
     "windows-dll": lambda f: (f.platform.system == "Windows" and "WinError" in (f.torch.import_error or "")
@@ -140,9 +143,9 @@ def _conda_cpu(facts: Facts) -> bool:
 def _cpu_build(facts: Facts, found: Tuple[str, ...]) -> Iterator[Finding]:
     if not _cpu_only(facts) or "not-compiled-with-cuda" in found:
         return
-    inferred = next((v for k, v in facts.extra if k == "inferred.torch.cuda_compiled"), None)
+    inferred = inferred_why(facts, "torch.cuda_compiled")
     source = ("xformers' warning" if "xformers-mismatch" in found else
-              f"the paste ({inferred})" if inferred and facts.is_inferred("torch.cuda_compiled") else "the paste")
+              f"the paste ({inferred})" if inferred else "the paste")
     label = f"torch {facts.torch.version}" if facts.torch.version else "torch"
     yield Finding(
         code="paste.cpu-build",

@@ -7,6 +7,7 @@ from typing import Iterator, List, Optional
 
 from gpudoctor import compat
 from gpudoctor.checks.support import install as _fix
+from gpudoctor.checks.support.paste_notes import inferred_why
 from gpudoctor.facts import Facts
 from gpudoctor.facts.derive import derived
 from gpudoctor.model import Finding, Fix, Severity
@@ -157,7 +158,7 @@ def _cpu_detail(facts: Facts) -> str:
     said = "torch.cuda.is_available() is False with this build (\"Torch not compiled with CUDA enabled\")."
     if not facts.is_inferred("torch.cuda_compiled"):
         return said
-    why = next((v for k, v in facts.extra if k == "inferred.torch.cuda_compiled"), "")
+    why = inferred_why(facts, "torch.cuda_compiled")
     return "Inferred, not observed" + (f": {why}." if why else ".")
 
 

@@ -12,6 +12,13 @@ def extras(facts: Facts, key: str) -> Tuple[str, ...]:
     return tuple(dict.fromkeys(value for name, value in facts.extra if name == key))
 
 
+def inferred_why(facts: Facts, path: str) -> str:
+    """What the fact at ``path`` was inferred from, as the parsers said it; "" when it was observed or not said."""
+    if not facts.is_inferred(path):
+        return ""
+    return next((v for k, v in facts.extra if k == f"inferred.{path}"), "")
+
+
 def pasted_line(facts: Facts, path: str) -> Optional[str]:
     """The pasted line the value at ``path`` was read from, as 'line N: text'; None when the paste did not say."""
     value = next((v for k, v in facts.extra if k == f"paste.line.{path}"), None)

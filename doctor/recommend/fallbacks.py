@@ -8,6 +8,7 @@ from typing import List, Optional, Tuple
 from gpudoctor.compat.arch import TEGRA_CCS, arch_support
 from gpudoctor.compat.base import CC, Confidence, S, major_minor, python_tuple, weakest
 from gpudoctor.compat.cc import format_cc, parse_arch_token
+from gpudoctor.compat.floor import official_floor
 from gpudoctor.compat.generations import JETPACK_TEXT, is_jetson
 from gpudoctor.recommend.options import conda_kepler_option, cpu_option, source_build_option
 from gpudoctor.recommend.plan import InstallPlan, NewEnv
@@ -139,10 +140,10 @@ def _gpu_problem(cc: CC, label: str, target: Machine) -> str:
               for parsed in (parse_arch_token(token),) if parsed and not parsed.ptx]
     reason = arch_support([token for token, _ in tokens], cc).reason
     where = _platform(target)
-    if reason == "too_old" and cubins:
-        _, low, low_where = min(cubins, key=lambda item: item[0])
-        return (f"{label} is older than every official wheel for {where} (the oldest kernels are {low}, last "
-                f"shipped in torch {low_where})")
+    floor = official_floor(target.system, target.machine) if reason == "too_old" else None
+    if floor is not None:
+        return (f"{label} is older than every official wheel for {where} (the oldest kernels are {floor.token}, last "
+                f"shipped in torch {floor.shipped_in})")
     if reason == "tegra" or cc in TEGRA_CCS:
         return f"{label} is a Tegra/Jetson GPU and no official wheel for {where} has kernels for it"
     high = max(cubins, key=lambda item: item[0])[1] if cubins else "none"

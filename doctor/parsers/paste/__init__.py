@@ -15,7 +15,7 @@ from gpudoctor.facts import Facts, Meta, Source
 from gpudoctor.parsers.collect_env.infer import infer
 from gpudoctor.parsers.collect_env.text import FIELDS
 from gpudoctor.parsers.collect_env.warnings import scan
-from gpudoctor.parsers.paste import (apple, containers, installs, keyvalue, logs, namespaces, packages, prose, pypi,
+from gpudoctor.parsers.paste import (apple, availability, containers, installs, keyvalue, logs, namespaces, packages, prose, pypi,
                                      signatures, tools, vendors, wsl)
 from gpudoctor.parsers.paste.merge import Conflict, merge
 from gpudoctor.parsers.paste.observe import QUOTE_CHARS, Observation, Parser, observe, printable, run_all
@@ -63,8 +63,8 @@ PARSERS: Tuple[Parser, ...] = (
     pypi.hints,
 )
 # What a paste says in passing about the machine: context for the facts, not enough to call the paste recognised.
-CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index", "mac.chip", "torch_source", "python_command", "container_said", "smi_works",
-                           signatures.TRACEBACK_CUT}) | pypi.NOT_MERGED
+CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index", "mac.chip", "torch_source",
+                           "python_command", "container_said", "smi_works", signatures.TRACEBACK_CUT}) | pypi.NOT_MERGED
 
 
 _NOT_MERGED = frozenset({"gpus.cc", installs.NOW, installs.NOW_CPU, installs.CONDA_FORGE}) | pypi.NOT_MERGED
@@ -135,72 +135,6 @@ def _derive(facts: Facts, found: Tuple[Sig, ...]) -> Facts:
     return dataclasses.replace(facts, torch=torch, platform=platform)
 
 
-CUDA_FLIPS = "cuda_flips"  # torch answered True in one run and False in another
-_NO_GPU_HERE = (Sig.CUDA_UNAVAILABLE, Sig.NO_DEVICE)  # what a run says when the GPU is hidden from it
-
-
-def _unavailable(observations: List[Observation]) -> List[Observation]:
-    """torch itself printing ``torch.cuda.is_available()`` as False, and no message saying more, says what
-    "CUDA is not available" says. Where it also printed True, the install works and what differs between the runs
-    hides the GPU: that is noted instead."""
-    answers = [o for o in observations if o.path == "torch.is_available"]
-    said = next((o for o in answers if o.value is False), None)
-    works = next((o for o in answers if o.value is True), None)
-    if said is not None and works is not None:
-        lines = f"True on line {works.line}, False on line {said.line}"
-        return [dataclasses.replace(said, path=CUDA_FLIPS, value=lines)]
-    none = next((o for o in observations if o.path == "signature" and o.value in _NO_GPU_HERE), None)
-    if works is not None and none is not None:  # torch saw the GPU, then a run of the program saw none
-        lines = f"True on line {works.line}, then '{none.quote.strip()[:120]}' on line {none.line}"
-        return [dataclasses.replace(none, path=CUDA_FLIPS, value=lines)]
-    if any(o.path == "signature" for o in observations):
-        return []
-    return [dataclasses.replace(said, path="signature", value=Sig.CUDA_UNAVAILABLE)] if said else []
-
-
-_COLAB = re.compile(r"\bcolab\b", re.I)
-_NO_GPU_SIGNS = (Sig.NO_DRIVER, Sig.CUDA_UNAVAILABLE, Sig.NO_DEVICE, Sig.SMI_NO_DRIVER)
-
-
-def _on_colab(body: Body, observations: List[Observation]) -> List[Observation]:
-    """A paste about a Colab notebook in which CUDA finds no GPU or driver: the runtime has no GPU attached (a
-    local graphics card the reporter names is not the machine that ran it)."""
-    sign = next((o for o in observations if o.path == "signature" and o.value in _NO_GPU_SIGNS), None)
-    if sign is None or any(o.path == "signature" and o.value is Sig.COLAB_NO_GPU for o in observations):
-        return []
-    said = next(((i, line) for i, segment in enumerate(body.segments) for line in segment.lines
-                 if "olab" in line.text and _COLAB.search(line.text)), None)
-    if said is None:
-        return []
-    return [Observation("signature", Sig.COLAB_NO_GPU, said[0], said[1].number, printable(said[1].text)[:QUOTE_CHARS],
-                        "Colab")]
-
-
-_CUDA_WORD = re.compile(r"\bcuda\b|torch\.cuda\.", re.I)
-
-
-def _mac_asks_cuda(body: Body, observations: List[Observation]) -> List[Observation]:
-    """On a Mac, which has no CUDA, a paste that asks about CUDA and shows no message: CUDA is unavailable there."""
-    if any(o.path == "signature" for o in observations) or not any(
-            o.path == "platform.system" and o.value == "Darwin" for o in observations):
-        return []
-    said = next(((i, line) for i, segment in enumerate(body.segments) for line in segment.lines
-                 if "uda" in line.text.lower() and _CUDA_WORD.search(line.text)), None)
-    if said is None:
-        return []
-    return [Observation("signature", Sig.CUDA_UNAVAILABLE, said[0], said[1].number,
-                        printable(said[1].text)[:QUOTE_CHARS], "macOS")]
-
-
-def _with_availability(observations: List[Observation]) -> List[Observation]:
-    """The observations with what torch's answers to is_available() add; where it answered both ways, "CUDA is
-    unavailable" describes only one of the runs and is left out."""
-    added = _unavailable(observations)
-    if any(o.path == CUDA_FLIPS for o in added):
-        observations = [o for o in observations if not (o.path == "signature" and o.value in _NO_GPU_HERE)]
-    return observations + added
-
-
 def _with_ccs(facts: Facts, observations: List[Observation]) -> Facts:
     ccs = {obs.value[0].lower(): obs.value[1] for obs in observations if obs.path == "gpus.cc"}
     if not ccs or not facts.gpus:
@@ -221,9 +155,9 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     observations.sort(key=lambda o: o.line)  # "first" means first in the paste, whichever parser read it
     if base is not None:  # collect_env's own fields are its parser's to read
         observations = [o for o in observations if not (o.fmt == "env report" and _COLLECT_ENV_LABEL.match(o.quote))]
-    observations = _with_availability(observations)
-    observations += _on_colab(body, observations)
-    observations += _mac_asks_cuda(body, observations)
+    observations = availability.with_availability(observations)
+    observations += availability.on_colab(body, observations)
+    observations += availability.mac_asks_cuda(body, observations)
     start = base if base is not None else Facts(meta=Meta(gpudoctor_version=_version(), source=Source.PASTE.value))
     merged = merge(start, [o for o in observations if o.path not in _NOT_MERGED], base_format)
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))

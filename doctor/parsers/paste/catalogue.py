@@ -31,6 +31,13 @@ def _s(sig: Sig, literal: str, pattern: str, cause: str, target: Optional[str] =
 
 _UNAVAILABLE = "torch cannot use a GPU here (a framework or torch says so), and the paste does not show why"
 INIT, IMPORT, WARN = "torch.init_error", "torch.import_error", "torch.warnings"
+# causes that several messages share
+_HIP = "HIP (ROCm) finds no GPU"
+_BUSY = "the GPU is in exclusive compute mode and another process holds it, or it is prohibited"
+_LOST = "the GPU stopped responding to the driver (power, cooling, PCIe link or firmware)"
+_OOM = "the GPU works but ran out of memory: reduce the batch size or model size"
+_COLAB = "the Colab runtime has no GPU (its usage limits, or none free)"
+_STARVED = "the GPU works; it waits for its data (too few DataLoader workers, slow storage or preprocessing)"
 CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.NO_KERNEL_IMAGE, "invalid device function", r"\binvalid device function\b",
        "the torch build or an extension has no kernels for this GPU's architecture (invalid device function)", WARN),
@@ -61,8 +68,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"on (?:your|this) system",
        "no NVIDIA driver is loaded", INIT),
     _s(Sig.HIP_NO_DEVICE, "hiperror", r"hipErrorNoDevice|no ROCm-capable device is detected|hipErrorInvalidDevice",
-       "HIP (ROCm) finds no GPU", INIT),
-    _s(Sig.HIP_NO_DEVICE, "no hip gpus", r"No HIP GPUs are available", "HIP (ROCm) finds no GPU", INIT),
+       _HIP, INIT),
+    _s(Sig.HIP_NO_DEVICE, "no hip gpus", r"No HIP GPUs are available", _HIP, INIT),
     _s(Sig.NO_DEVICE, "cuda", r"no CUDA-capable device (?:is )?detected|No CUDA GPUs (?:are )?available|cudaErrorNoDevice|"
        r"cuda runtime error \((?:100|38)\)(?!\s*:\s*\w)",  # cudaErrorNoDevice's numbers after and before CUDA 10.1
        "CUDA sees no GPU (none visible to this process)", INIT),
@@ -169,9 +176,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.NO_TORCH, "no module named", r"No module named ['\"]?torch['\"]?(?:$|[^._\w])",
        "torch is not installed in the Python that ran the code", IMPORT),
     _s(Sig.DEVICE_BUSY, "busy or unavailable", r"CUDA-capable devices? ?(?:\(s\) )?(?:is/are|are|is) busy or unavailable",
-       "the GPU is in exclusive compute mode and another process holds it, or it is prohibited", WARN),
+       _BUSY, WARN),
     _s(Sig.DEVICE_BUSY, "unavailable or busy", r"\bcuda devices? (?:is |are )?unavailable or busy\b",
-       "the GPU is in exclusive compute mode and another process holds it, or it is prohibited", WARN),
+       _BUSY, WARN),
     _s(Sig.GLIBCXX, "glibcxx_", r"version [`']GLIBCXX_\d+\.\d+(?:\.\d+)?' not found",
        "the C++ runtime (libstdc++) the loader found is older than a library of torch needs", IMPORT),
     _s(Sig.CUDNN_MISMATCH, "cudnn version mismatch", r"cuDNN version mismatch: PyTorch was compiled against \d+ but "
@@ -204,9 +211,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        "cuBLAS or cuDNN could not start on the GPU: usually its memory was already used up; otherwise the library "
        "does not support this GPU"),
     _s(Sig.GPU_LOST, "unable to determine the device handle", r"Unable to determine the device handle for GPU[\w:.]*: "
-       r"Unknown Error", "the GPU stopped responding to the driver (power, cooling, PCIe link or firmware)"),
+       r"Unknown Error", _LOST),
     _s(Sig.GPU_LOST, "nvrm", r"fallen off the bus|RmInitAdapter failed|GPU has fallen off",
-       "the GPU stopped responding to the driver (power, cooling, PCIe link or firmware)"),
+       _LOST),
     _s(Sig.CUDA_UNAVAILABLE, "available", r"GPUAccelerator can not run on your system|"
        r"User provided device_type of .cuda., but CUDA is not available|"
        r"on a CUDA device but torch\.cuda\.is_available\(\) is False|\bCUDA is not available|"
@@ -229,9 +236,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
     _s(Sig.OUT_OF_MEMORY, "out of memory", r"CUDA out of memory|OutOfMemoryError|CUDA error:\s*out of memory|"
        r"\b(?:gpu|cuda|an?|the)\s+out[- ]of[- ]memory(?:\s+error)?\b",
-       "the GPU works but ran out of memory: reduce the batch size or model size", healthy=True),
+       _OOM, healthy=True),
     _s(Sig.OUT_OF_MEMORY, "cuda runtime error (2)", r"cuda runtime error \(2\)(?!\d)",  # cudaErrorMemoryAllocation
-       "the GPU works but ran out of memory: reduce the batch size or model size", healthy=True),
+       _OOM, healthy=True),
     _s(Sig.OUT_OF_MEMORY, "cache blocks", r"No available memory for the cache blocks|"
        r"insufficient memory for the KV cache|is larger than the maximum number of tokens that can be stored in KV cache",
        "the GPU works; the model's weights leave too little GPU memory for vLLM's KV cache (gpu_memory_utilization, "
@@ -265,15 +272,15 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU stack is not involved: the code tests torch.cuda.is_available without calling it (always true)",
        healthy=True),
     _s(Sig.COLAB_NO_GPU, "gpu backend", r"Cannot connect to GPU backend",
-       "the Colab runtime has no GPU (its usage limits, or none free)"),
-    _s(Sig.COLAB_NO_GPU, "gpu 后端", r"无法连接到\s*GPU\s*后端", "the Colab runtime has no GPU (its usage limits, or none free)"),
+       _COLAB),
+    _s(Sig.COLAB_NO_GPU, "gpu 后端", r"无法连接到\s*GPU\s*后端", _COLAB),
     _s(Sig.GPU_STARVED, "util", r"\b(?:low|0\s?%|zero|only\s+\d{1,2}\s?%)[^.\n]{0,25}\bGPU[- ]?util|\bGPU[- ]?util\w*\b"
        r"[^.\n]{0,40}?\b(?:is |stays |goes |drops |only )?(?:low|0\s?%|zero|\d{1,2}\s?%)(?![\w%])",
-       "the GPU works; it waits for its data (too few DataLoader workers, slow storage or preprocessing)", healthy=True),
+       _STARVED, healthy=True),
     _s(Sig.GPU_STARVED, "%", r"\bGPU\b[^.\n]{0,40}\bonly (?:at |about |around )?\d{1,2}\s?%",
-       "the GPU works; it waits for its data (too few DataLoader workers, slow storage or preprocessing)", healthy=True),
+       _STARVED, healthy=True),
     _s(Sig.GPU_STARVED, "利用率", r"GPU\s*(?:利用率|占用)[^。\n，,]{0,10}(?:低|0\s?%)",
-       "the GPU works; it waits for its data (too few DataLoader workers, slow storage or preprocessing)", healthy=True),
+       _STARVED, healthy=True),
     _s(Sig.GPU_SLOWER, "pu", r"\bGPU\b[^.\n]{0,40}\bslower than\b[^.\n]{0,20}\bCPU\b|\bCPU\b[^.\n]{0,40}\bfaster than\b"
        r"[^.\n]{0,20}\bGPU\b|CPU[^。\n]{0,30}比[^。\n]{0,10}GPU[^。\n]{0,10}更?快|GPU[^。\n]{0,30}比[^。\n]{0,10}CPU[^。\n]{0,10}更?慢",
        "the GPU works; a timing shows it slower than the CPU (start-up, warm-up or work too small for a GPU)",

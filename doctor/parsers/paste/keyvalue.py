@@ -10,14 +10,13 @@ from packaging.utils import canonicalize_name
 
 from gpudoctor.facts import Distribution
 from gpudoctor.parsers.paste.observe import Observation, observe
-from gpudoctor.parsers.paste.oneliners import one_liners
+from gpudoctor.parsers.paste.oneliners import BOOL, one_liners
 from gpudoctor.parsers.paste.segments import Line, Segment
 
 __all__ = ["key_values", "one_liners"]
 
 _KV = re.compile(r"^\s*(?:[-*+\u2022]\s+)?(?:\*\*)?`?([A-Za-z][\w .,()?/`'-]{1,60}?)`?(?:\*\*)?\s*[:\uff1a]\s*(?:\*\*)?\s*(\S.*?)\s*$")
 _TORCH_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)")
-_BOOL = {"true": True, "yes": True, "false": False, "no": False}
 _LIGHTNING_IDLE = re.compile(r"GPU available:\s*True(?:\s*\(\w+\))?,\s*used:\s*False", re.I)
 _YOLO = re.compile(r"Python-[\d.]+\s+torch-(\d[\w.+]*)(?:\s+(?:CUDA:(\d+)\s+\(([^,()]+),\s*(\d+)MiB\)|CPU|MPS))?")
 _COMFY_DEVICE = re.compile(r"^\s*Device:\s*cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
@@ -122,8 +121,8 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
             if m:
                 yield observe("torch.is_available", m.group(1) in ("true", "gpu"), segment, line, "env report")
     elif path in ("torch.is_available", "torch.cuda_compiled"):
-        if low.split()[0] in _BOOL:
-            yield observe(path, _BOOL[low.split()[0]], segment, line, "env report")
+        if low.split()[0] in BOOL:
+            yield observe(path, BOOL[low.split()[0]], segment, line, "env report")
     elif path == "framework.cpu":
         if low.split()[0] == "true":
             yield observe("framework_cpu", f"{value.strip()} (accelerate config use_cpu)", segment, line, "env report")

@@ -10,7 +10,7 @@ from typing import Iterator, List, Optional, Tuple
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Segment
 
-_BOOL = {"true": True, "yes": True, "false": False, "no": False}
+BOOL = {"true": True, "yes": True, "false": False, "no": False}  # the yes/no answers reports print
 _COMMENTED = re.compile(r"\)\s*(?:#\s*(?:returns?|prints?|gives?|->|=>|=|is|output:?)?|->|=>)\s*[`'\"]?([\w.+]+)",
                         re.I)  # print(torch.cuda.is_available())  # False, or "...) -> False" inside the command
 _FSTRING_FIELD = re.compile(r"\{([^{}:!]+)[^{}]*\}")
@@ -42,7 +42,7 @@ def _exprs(command: str) -> List[Optional[str]]:
 def _typed(path: str, word: str) -> Optional[object]:
     word = word.strip("'\"")  # the REPL prints strings quoted: '2.3.0+cu121'
     if path == "torch.is_available":
-        return _BOOL.get(word.lower())
+        return BOOL.get(word.lower())
     if path in ("torch.device_count", "torch.cudnn_version"):
         return int(word) if word.isdigit() else None
     if path in ("torch.version", "torch.cuda"):

@@ -71,9 +71,9 @@ def two_answers(segment: Segment) -> Iterator[Observation]:
     lines = segment.lines
     for i, line in enumerate(lines):
         text = line.text
-        if "True" in text and "False" not in text and "is_available" in text + (lines[i + 1].text if i + 1 < len(lines)
-                                                                                else ""):
-            text = text.rstrip() + " " + (lines[i + 1].text.strip() if i + 1 < len(lines) else "")  # wrapped
+        following = lines[i + 1].text.strip() if i + 1 < len(lines) else ""
+        if "True" in text and "False" not in text and "is_available" in text + following:
+            text = text.rstrip() + " " + following  # a sentence wrapped over two lines
         if "is_available" not in text or "True" not in text:
             continue
         m = _TWO_ANSWERS.search(text) if "False" in text else None
@@ -103,11 +103,11 @@ def answers_above_code(segments: Sequence[Segment]) -> Iterator[Observation]:
         if "is_available" in text or not ("false" in text.lower() or "true" in text.lower()):
             continue
         said = _SAID_ANSWER.search(text)
-        if said and any(_asks_only(other.text) for _, other in flat[i + 1:i + 9] if "is_available()" in other.text):
-            asked = next(other.text for _, other in flat[i + 1:i + 9] if "is_available()" in other.text)
-            if _asks_only(asked):
-                yield observe("torch.is_available", said.group(1).lower() == "true", segment, line, "prose")
-                continue
+        asked = next((other.text for _, other in flat[i + 1:i + 9] if "is_available()" in other.text), None) \
+            if said else None
+        if said and asked is not None and _asks_only(asked):
+            yield observe("torch.is_available", said.group(1).lower() == "true", segment, line, "prose")
+            continue
         below = _ANSWER_BELOW.match(text)
         above = [other.text for _, other in flat[max(0, i - 3):i] if other.text.strip()]
         if below and above and "is_available()" in above[-1] and _asks_only(above[-1]):
@@ -123,14 +123,19 @@ _GPU_WORKS = re.compile(r"\b(?:train\w*|inference|it|the model|the code|torch)\b
 _NEGATED = re.compile(r"n't|\bnot\b|\bno longer\b|\bnever\b|\bfails?\b|\bcannot\b", re.I)
 
 
+def _affirmed(pattern: "re.Pattern[str]", text: str) -> str:
+    """What ``pattern`` finds in ``text`` when the words it spans do not negate it ("does not work"); else ""."""
+    m = pattern.search(text)
+    return m.group() if m and not _NEGATED.search(m.group()) else ""
+
+
 def gpu_works(segment: Segment) -> Iterator[Observation]:
     """A sentence saying work on the GPU works ("training a network on the GPU works correctly")."""
     for line in segment.lines:
         text = line.text
         if "GPU" not in text and "gpu" not in text:
             continue
-        m = _GPU_WORKS.search(text)
-        if m and not _NEGATED.search(m.group()):
+        if _affirmed(_GPU_WORKS, text):
             yield observe("torch.is_available", True, segment, line, "prose")
 
 
@@ -144,9 +149,9 @@ def smi_works(segment: Segment) -> Iterator[Observation]:
         text = line.text
         if "nvidia-smi" not in text.lower():
             continue
-        m = _SMI_WORKS.search(text)
-        if m and not _NEGATED.search(m.group()):
-            yield observe("smi_works", m.group()[:120], segment, line, "prose")
+        said = _affirmed(_SMI_WORKS, text)
+        if said:
+            yield observe("smi_works", said[:120], segment, line, "prose")
             return
 
 

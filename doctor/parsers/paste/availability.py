@@ -1,0 +1,75 @@
+"""What torch's answers to is_available() and a paste's setting add to the messages read: a GPU torch saw but one run
+did not (two answers), a Colab runtime without a GPU, and CUDA asked about on a Mac, which has none."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Callable, List
+
+from gpudoctor.parsers.paste.observe import QUOTE_CHARS, Observation, printable
+from gpudoctor.parsers.paste.segments import Body
+from gpudoctor.parsers.paste.sigs import Sig
+
+CUDA_FLIPS = "cuda_flips"  # torch answered True in one run and False in another
+_NO_GPU_HERE = (Sig.CUDA_UNAVAILABLE, Sig.NO_DEVICE)  # what a run says when the GPU is hidden from it
+
+
+def _unavailable(observations: List[Observation]) -> List[Observation]:
+    """torch itself printing ``torch.cuda.is_available()`` as False, and no message saying more, says what
+    "CUDA is not available" says. Where it also printed True, the install works and what differs between the runs
+    hides the GPU: that is noted instead."""
+    answers = [o for o in observations if o.path == "torch.is_available"]
+    said = next((o for o in answers if o.value is False), None)
+    works = next((o for o in answers if o.value is True), None)
+    if said is not None and works is not None:
+        lines = f"True on line {works.line}, False on line {said.line}"
+        return [dataclasses.replace(said, path=CUDA_FLIPS, value=lines)]
+    none = next((o for o in observations if o.path == "signature" and o.value in _NO_GPU_HERE), None)
+    if works is not None and none is not None:  # torch saw the GPU, then a run of the program saw none
+        lines = f"True on line {works.line}, then '{none.quote.strip()[:120]}' on line {none.line}"
+        return [dataclasses.replace(none, path=CUDA_FLIPS, value=lines)]
+    if any(o.path == "signature" for o in observations):
+        return []
+    return [dataclasses.replace(said, path="signature", value=Sig.CUDA_UNAVAILABLE)] if said else []
+
+
+_COLAB = re.compile(r"\bcolab\b", re.I)
+_CUDA_WORD = re.compile(r"\bcuda\b|torch\.cuda\.", re.I)
+_NO_GPU_SIGNS = (Sig.NO_DRIVER, Sig.CUDA_UNAVAILABLE, Sig.NO_DEVICE, Sig.SMI_NO_DRIVER)
+
+
+def _signature_at(body: Body, sig: Sig, names: Callable[[str], object], fmt: str) -> List[Observation]:
+    """``sig`` read at the first line of the paste that ``names`` accepts; nothing when no line does."""
+    for i, segment in enumerate(body.segments):
+        for line in segment.lines:
+            if names(line.text):
+                return [Observation("signature", sig, i, line.number, printable(line.text)[:QUOTE_CHARS], fmt)]
+    return []
+
+
+def on_colab(body: Body, observations: List[Observation]) -> List[Observation]:
+    """A paste about a Colab notebook in which CUDA finds no GPU or driver: the runtime has no GPU attached (a
+    local graphics card the reporter names is not the machine that ran it)."""
+    signs = {o.value for o in observations if o.path == "signature"}
+    if not signs & set(_NO_GPU_SIGNS) or Sig.COLAB_NO_GPU in signs:
+        return []
+    return _signature_at(body, Sig.COLAB_NO_GPU, lambda text: "olab" in text and _COLAB.search(text), "Colab")
+
+
+def mac_asks_cuda(body: Body, observations: List[Observation]) -> List[Observation]:
+    """On a Mac, which has no CUDA, a paste that asks about CUDA and shows no message: CUDA is unavailable there."""
+    if any(o.path == "signature" for o in observations) or not any(
+            o.path == "platform.system" and o.value == "Darwin" for o in observations):
+        return []
+    return _signature_at(body, Sig.CUDA_UNAVAILABLE, lambda text: "uda" in text.lower() and _CUDA_WORD.search(text),
+                         "macOS")
+
+
+def with_availability(observations: List[Observation]) -> List[Observation]:
+    """The observations with what torch's answers to is_available() add; where it answered both ways, "CUDA is
+    unavailable" describes only one of the runs and is left out."""
+    added = _unavailable(observations)
+    if any(o.path == CUDA_FLIPS for o in added):
+        observations = [o for o in observations if not (o.path == "signature" and o.value in _NO_GPU_HERE)]
+    return observations + added
