@@ -50,6 +50,7 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
     "bitsandbytes-without-gpu": lambda f: f.platform.system == "Darwin",  # paste.bitsandbytes-platform names it
     "gpu-fell-off-the-bus": lambda f: any(k == "paste.xid" for k, _ in f.extra),  # paste.xid says it
     "cuda-unavailable": lambda f: _explained(f),
+    "gpu-unused-unexplained": lambda f: _explained(f),
 }
 
 
@@ -60,7 +61,7 @@ _CUDA_ONLY = frozenset({"not-compiled-with-cuda", "xformers-mismatch", "cuda-una
 
 def _explained(facts: Facts) -> bool:
     """Another message or fact in the paste already says why CUDA is unavailable."""
-    others = [v for k, v in facts.extra if k == "paste.signature" and v != "cuda-unavailable"]
+    others = [v for k, v in facts.extra if k == "paste.signature" and v not in ("cuda-unavailable", "gpu-unused-unexplained")]
     return bool(others) or facts.torch.cuda_compiled is False or bool(facts.torch.init_error or facts.torch.import_error)
 
 

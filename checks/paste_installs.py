@@ -1,10 +1,12 @@
-"""The CUDA that a pasted install command asks for, against the driver the same paste shows."""
+"""The CUDA that a pasted install command asks for, against the driver and the GPU the same paste shows."""
 
 from __future__ import annotations
 
 from typing import Iterator
 
 from gpudoctor import compat
+from gpudoctor.compat.arch import first_toolkit
+from gpudoctor.compat.cc import sm_name
 from gpudoctor.checks.support.paste_notes import extras
 from gpudoctor.checks.support import vendors
 from gpudoctor.facts import Facts
@@ -51,4 +53,40 @@ def install_cuda(facts: Facts) -> Iterator[Finding]:
         return
 
 
-CHECKS = [install_cuda]
+@check("paste.install-arch", "The CUDA an install command asks for, against the GPU's architecture")
+def install_arch(facts: Facts) -> Iterator[Finding]:
+    asked = [(cuda, what) for cuda, what in _asked(facts) if what.endswith(" index")]
+    if not asked:
+        raise skip("no install command in the input names a CUDA wheel index")
+    ccs = [(gpu, gpu.compute_capability) for gpu in facts.gpus if gpu.compute_capability]
+    if not ccs:
+        raise skip("no GPU with a known compute capability")
+    if facts.torch.arch_flags or (facts.torch.version and facts.torch.cuda):
+        raise skip("the installed torch build is known: gpu.arch judges its kernels")
+    for cuda, what in asked:
+        variant = what.split()[1]
+        for gpu, cc in ccs:
+            if compat.variant_serves(variant, cc, facts.platform.system, facts.platform.machine) is not False:
+                continue
+            sm = sm_name(cc)
+            newer = cc >= (9, 0)
+            yield Finding(
+                code="paste.install-arch",
+                severity=Severity.ERROR,
+                summary=f"the install command takes torch from {what}, and no official {variant} wheel has kernels "
+                        f"for GPU {gpu.index} ({gpu.name}, {sm})",
+                detail=f"Observed: {what} (CUDA {cuda}); GPU {gpu.index} is {sm} (compute capability "
+                       f"{cc[0]}.{cc[1]}). Required: a torch build whose architectures include {sm}.",
+                fix=Fix(("Install torch from a newer CUDA index: the GPU needs kernels a CUDA "
+                         f"{first_toolkit(cc)} or newer toolkit builds (gpudoctor recommend names the one "
+                         "for this machine)." if newer else
+                         "This GPU is older than every architecture these wheels carry: install a torch release "
+                         "from an older CUDA index that still builds for it, or build torch from source."),
+                        ("gpudoctor recommend",)),
+                evidence=("extra", "torch_index", "gpus"),
+                cause="gpu.arch-too-new" if newer else "gpu.arch-too-old",
+            )
+            return
+
+
+CHECKS = [install_cuda, install_arch]

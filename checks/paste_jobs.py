@@ -9,7 +9,7 @@ from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, skip
 
-_NO_GPU_SIGNS = frozenset({"no-device", "cuda-unavailable", "smi-no-driver", "no-driver"})
+_NO_GPU_SIGNS = frozenset({"no-device", "cuda-unavailable", "smi-no-driver", "no-driver", "gpu-unused-unexplained"})
 _SLURM_GPUS = "https://slurm.schedmd.com/gres.html"
 
 

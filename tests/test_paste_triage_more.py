@@ -248,3 +248,140 @@ def test_a_gpu_said_to_be_unused_without_a_figure_is_not_read_as_waiting_for_dat
 ])
 def test_retold_busy_kernel_toolkit_and_arrow_answers_are_read(text: str, code: str) -> None:
     assert code in _codes(text)
+
+
+@pytest.mark.parametrize("sentence, cc", [
+    ("Two RTX PRO 6000 Blackwell cards are idle.", (12, 0)),
+    ("The box has an NVIDIA RTX 6000 Ada in it.", (8, 9)),
+    ("We rent H800 nodes.", (9, 0)),
+    ("a single GB200 superchip", (10, 0)),
+])
+def test_datacenter_and_workstation_names_in_sentences_name_the_gpu(sentence: str, cc: tuple) -> None:
+    gpus = load_facts(sentence + "\ntorch.cuda.is_available() returns False\n", "in.txt").gpus
+    assert [g.compute_capability for g in gpus] == [cc]
+
+
+@pytest.mark.parametrize("sentence", [
+    "Windows 11 with an RTX 4070. The app shows no GPU at all.",
+    "On my RTX 3060 ComfyUI runs on the CPU instead.",
+    "torch 2.4.1+cu121 is installed, but it doesn't use my GPU.",
+    "RTX 4090 的显卡用不了",
+])
+def test_a_gpu_said_to_be_unused_with_no_message_saying_why_is_not_called_healthy(sentence: str) -> None:
+    found = _problems(sentence + "\n")
+    assert [f.code for f in found if f.code.startswith("paste.")] == ["paste.gpu-unused-unexplained"]
+    assert "nvidia-smi" in found[-1].fix.commands
+
+
+def test_the_words_alone_leave_the_paste_to_be_asked_for_and_a_message_or_answer_settles_it() -> None:
+    assert _partial("Since yesterday my GPU is not detected, no idea why.\n")
+    assert _codes("My GPU is not detected.\nRuntimeError: Found no NVIDIA driver on your system.\n") != []
+    assert "paste.gpu-unused-unexplained" not in _codes(
+        "My RTX 3060 is not detected.\nRuntimeError: Found no NVIDIA driver on your system.\n")
+    said_true = "RTX 3060 here; it does not use the GPU.\n>>> torch.cuda.is_available()\nTrue\n"
+    assert "paste.gpu-unused-unexplained" not in _codes(said_true)
+
+
+@pytest.mark.parametrize("text, cc", [
+    ("Build PyTorch from source with sm_120 support\nSuccessfully installed torch-2.6.0+cu124\n", (12, 0)),
+    ("Two cards (SM 12.0) sit idle; torch 2.5.1+cu124 is what the setup script installs.\n", (12, 0)),
+    ("My card has compute capability 8.6. torch 1.7.1+cu101 here.\n", (8, 6)),
+])
+def test_a_gpu_named_only_by_its_architecture_is_judged_against_the_wheel(text: str, cc: tuple) -> None:
+    facts = load_facts(text, "in.txt")
+    assert [g.compute_capability for g in facts.gpus] == [cc]
+    assert "gpu.arch-too-new" in _codes(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Successfully installed torch-2.6.0+cu124\ntorch.cuda.get_arch_list(): sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90\n",
+    'Successfully installed torch-2.6.0+cu124\nTORCH_CUDA_ARCH_LIST="12.0" python setup.py install\n',
+    "Successfully installed torch-2.6.0+cu124\nnvcc -gencode arch=compute_120,code=sm_120 kernel.cu\n",
+    "Successfully installed torch-2.6.0+cu124 on my RTX 3090; the paper's code says it needs sm_80.\n",
+])
+def test_architectures_of_builds_or_beside_a_named_gpu_do_not_name_the_gpu(text: str) -> None:
+    assert all(g.compute_capability != (12, 0) for g in load_facts(text, "in.txt").gpus)
+
+
+def test_an_install_index_without_kernels_for_the_gpu_is_named_before_torch_runs() -> None:
+    text = ("RTX 5080 here.\npip install torch --index-url https://download.pytorch.org/whl/cu124\n"
+            "Collecting torch\n")
+    found = [f for f in _problems(text) if f.code == "paste.install-arch"]
+    assert len(found) == 1 and found[0].severity.value == "error" and found[0].cause == "gpu.arch-too-new"
+    assert "cu124" in found[0].summary and "sm_120" in found[0].summary and "12.8" in found[0].fix.text
+    assert "paste.install-arch" not in _codes(text.replace("cu124", "cu128"))
+    assert "paste.install-arch" not in _codes(text.replace("RTX 5080", "RTX 3080"))
+
+
+def test_an_install_index_too_new_for_an_old_gpu_says_so() -> None:
+    text = "GTX 680\npip3 install torch --index-url https://download.pytorch.org/whl/cu121\n"
+    found = [f for f in _problems(text) if f.code == "paste.install-arch"]
+    assert len(found) == 1 and found[0].cause == "gpu.arch-too-old" and "older CUDA index" in found[0].fix.text
+
+
+@pytest.mark.parametrize("text, code", [
+    ("  File \"roi_align.py\", line 20, in forward\nRuntimeError: Not compiled with GPU support\n",
+     "paste.extension-build-without-cuda"),
+    ("NCCL WARN Error while creating shared memory segment /dev/shm/nccl-abc123 (size 9637888)\n",
+     "paste.nccl-system-error"),
+    ("misc/shmutils.cc:72 NCCL WARN Call to posix_fallocate failed : No space left on device\n",
+     "paste.nccl-system-error"),
+    ("singularity exec img.sif python train.py\nunable to find libcuda.so.1\n", "paste.libcuda-missing"),
+    ("RTX 3060 here.\nUserWarning: FP16 is not supported on CPU; using FP32 instead\n", "paste.cuda-unavailable"),
+    ("Sometimes nvidia-smi prints: Unable to determine the device handle for GPU 0000:0B:00.0: Unknown Error\n",
+     "paste.gpu-fell-off-the-bus"),
+    ("ImportError: /env/lib/libstdc++.so.6: version GLIBCXX_3.4.29 not found (required by ext.so)\n",
+     "paste.libstdcxx-too-old"),
+    ("OSError: /env/site-packages/torch_sparse/_version.so: undefined symbol: **_ZN3c106detail12infer_schema20make**\n",
+     "paste.extension-abi"),
+    ("# rocminfo\nROCk module is NOT loaded, possibly no GPU devices\n", "paste.hip-no-device"),
+])
+def test_retold_and_markdown_mangled_messages_are_read(text: str, code: str) -> None:
+    codes = _codes(text)
+    assert code in codes or _shared(code) in codes
+
+
+def _shared(code: str) -> str:
+    from gpudoctor.checks.support.paste_causes import SHARED_CAUSE
+    return SHARED_CAUSE.get(code[len("paste."):], code)
+
+
+def test_torch_s_own_not_compiled_message_stays_the_cpu_build() -> None:
+    codes = _codes("AssertionError: Torch not compiled with CUDA enabled\n")
+    assert "paste.not-compiled-with-cuda" in codes and "paste.extension-build-without-cuda" not in codes
+
+
+def test_an_out_of_memory_error_told_with_hyphens_is_a_working_gpu() -> None:
+    text = "Inference always ends in an out-of-memory error on my 80 GB GPU.\n"
+    assert not _partial(text) and not [f for f in _problems(text) if f.severity.value == "error"]
+    assert any(f.code == "paste.out-of-memory" for f in run_checks(discover(plugins=False),
+                                                                    load_facts(text, "in.txt")).findings())
+
+
+def test_a_radeon_named_in_passing_is_an_amd_gpu() -> None:
+    found = _problems("My card is a Radeon.\ntorch.cuda.is_available(): False\n")
+    assert "AMD" in found[0].summary
+    laptop = _problems("AMD Ryzen 7 5800H with Radeon Graphics and an RTX 3060\ntorch.cuda.is_available(): False\n")
+    assert all("AMD" not in f.summary for f in laptop)
+
+
+def test_nvidia_smi_l_entries_run_into_one_line_are_four_gpus_of_one_model() -> None:
+    line = " ".join(f"GPU {i}: NVIDIA GeForce RTX 2080 Ti (UUID: GPU-{i}7a571b1-79ee-1016-8ea3-c1fff3f1c1d2)"
+                    for i in range(4))
+    facts = load_facts(f"### Hardware: GPU\n\n{line}\n", "in.txt")
+    assert [(g.index, g.name) for g in facts.gpus] == [(i, "NVIDIA GeForce RTX 2080 Ti") for i in range(4)]
+    assert "devices.order" not in _codes(f"{line}\n")
+
+
+def test_conda_s_pytorch_channel_on_a_jetson_is_not_the_jetpack_build() -> None:
+    text = ("I want to run this on a Jetson Xavier NX.\n"
+            "conda install pytorch==1.5.0 torchvision==0.6.0 cudatoolkit=10.2 -c pytorch\n"
+            "PackagesNotFoundError: The following packages are not available from current channels:\n")
+    assert "paste.jetson-torch" in _codes(text)
+
+
+def test_a_container_started_without_gpus_and_said_to_find_none_is_the_missing_flag() -> None:
+    text = ("docker run -it --name box pytorch/pytorch:latest /bin/bash\n\n"
+            "Inside the container PyTorch cannot detect the GPUs.\n")
+    lead = _problems(text)[0]
+    assert lead.code == "platform.container" and "without GPU access" in lead.summary

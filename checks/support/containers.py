@@ -15,7 +15,7 @@ LINKS = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/late
 DOCKER_TEST = "docker run --rm --gpus all ubuntu nvidia-smi -L"
 CAPABILITIES = "NVIDIA_DRIVER_CAPABILITIES=compute,utility"
 # messages that a program finds no GPU, no driver or no CUDA where it runs
-FAILING = ("no-driver", "no-device", "libcuda-missing", "cuda-unavailable", "smi-no-driver")
+FAILING = ("no-driver", "no-device", "libcuda-missing", "cuda-unavailable", "smi-no-driver", "gpu-unused-unexplained")
 # messages only a working GPU prints: the container had the GPU
 WORKING = ("out-of-memory", "device-side-assert", "tensors-on-different-devices", "misaligned-address",
            "ranks-share-a-gpu", "illegal-memory-access", "bfloat16-needs-ampere", "gpu-slower-than-cpu",

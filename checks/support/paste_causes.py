@@ -227,6 +227,14 @@ CAUSES: Dict[str, Cause] = {
                               "torch, no driver, no GPU visible). Run the commands below and paste their output.",
                               ('python -c "import torch; print(torch.__version__, torch.version.cuda, '
                                'torch.cuda.is_available())"', "nvidia-smi")),
+    "gpu-unused-unexplained": Cause(W, "the report says the GPU is not found or not used, and no error message in "
+                                       "the paste says why",
+                                    "The paste shows the symptom, not its cause. Run the commands below in the "
+                                    "environment that fails and paste their output: which torch build is installed, "
+                                    "whether it sees the GPU, and the driver (or run gpudoctor facts -o facts.json "
+                                    "there and paste the file).",
+                                    ('python -c "import torch; print(torch.__version__, torch.version.cuda, '
+                                     'torch.cuda.is_available())"', "nvidia-smi")),
     "torch-version-not-found": Cause(W, "pip cannot find the requested torch build for this Python and package index",
                                      "'+cuXXX' builds are only on download.pytorch.org (use --index-url "
                                      "https://download.pytorch.org/whl/cuXXX), each torch release supports a range of "
@@ -274,8 +282,8 @@ SHARED_CAUSE: Dict[str, str] = {
     "shadowed-cuda-libs": "torch.import-failed",
     "windows-dll": "torch.import-failed",
     "libcuda-missing": "platform.wsl",
-    "colab-no-gpu": "platform.no-nvidia-gpu",
-    "libstdcxx-too-old": "torch.import-failed",  # the runtime that ran the notebook has no NVIDIA GPU
+    "colab-no-gpu": "platform.no-nvidia-gpu",  # the runtime that ran the notebook has no NVIDIA GPU
+    "libstdcxx-too-old": "torch.import-failed",
     "error-804": "platform.container",
     "error-803": "driver.nvml-mismatch",
     "xformers-mismatch": "packages.kernel-pin-mismatch",

@@ -16,15 +16,20 @@ RUNNING: Dict[str, Cause] = {
     "device-side-assert": Cause(NOTE, "the CUDA environment works: a kernel assertion failed in the code",
                                 "Not an installation problem: run with CUDA_LAUNCH_BLOCKING=1 to find the failing "
                                 "operation (usually an index or label out of range).", ("CUDA_LAUNCH_BLOCKING=1 python train.py",)),
-    "extension-build-without-cuda": Cause(W, "a CUDA extension's setup script refuses to build (\"Cuda is not "
-                                             "availabel\"): it needs a CUDA toolkit (CUDA_HOME) and torch seeing a GPU",
-                                          "The script (Deformable-DETR's ops and the projects that copy them) builds only "
-                                          "when CUDA_HOME points at a CUDA toolkit with nvcc and torch.cuda.is_available() "
-                                          "is True: install the toolkit matching torch.version.cuda (conda's cudatoolkit "
-                                          "package has no nvcc) and build on a machine where torch sees the GPU.",
+    "extension-build-without-cuda": Cause(W, "a CUDA extension was built without its CUDA kernels, or its setup "
+                                             "script refuses to build without CUDA: the build found no CUDA toolkit "
+                                             "(CUDA_HOME) or no GPU through torch",
+                                          "Extensions with their own CUDA code (detectron2, maskrcnn-benchmark, mmcv's "
+                                          "ops, Deformable-DETR's ops and the projects that copy them) compile it only "
+                                          "when CUDA_HOME points at a CUDA toolkit with nvcc and torch sees a GPU, or "
+                                          "FORCE_CUDA=1 is set (a docker build sees no GPU). \"Not compiled with GPU "
+                                          "support\" means the installed build has no CUDA kernels. Install the toolkit "
+                                          "matching torch.version.cuda (conda's cudatoolkit package has no nvcc), delete "
+                                          "the extension's old build folder and build it again.",
                                           ('python -c "import torch; from torch.utils.cpp_extension import CUDA_HOME; '
                                            'print(torch.version.cuda, torch.cuda.is_available(), CUDA_HOME)"',
-                                           "nvcc --version")),
+                                           "nvcc --version",
+                                           "FORCE_CUDA=1 python -m pip install --no-build-isolation --no-cache-dir .")),
     "error-999": Cause(E, "CUDA failed with 'unknown error' (cudaErrorUnknown: 999, or 30 before CUDA 10.1)",
                        "The driver is in a bad state. Under WSL: update the Windows NVIDIA driver and WSL (wsl "
                        "--update), then restart WSL (wsl --shutdown). On Linux: reload nvidia_uvm (common after "

@@ -21,6 +21,7 @@ Public API (implemented in the submodules, re-exported here):
         the official wheel's get_arch_list() tokens with confidence and source
     default_variant(torch_version, system, machine) -> str | None   what PyPI gives ("cpu" off Linux x86_64)
     published_variants(torch_version, system, machine) -> tuple     CUDA variants with wheels there
+    variant_serves(variant, cc, system, machine) -> bool | None     any wheel of the variant runs on that GPU
     arch_support(arch_flags, cc, driver_cuda=None, build_cuda=None) -> ArchSupport
         whether a GPU of compute capability cc can run a build with these tokens (SASS same major,
         minor >= code minor, Tegra exclusions; PTX JIT for newer GPUs). An empty arch list gives
@@ -89,7 +90,7 @@ from gpudoctor.compat.releases import (
     torchaudio_published,
     torchvision_requirement,
 )
-from gpudoctor.compat.wheels import ArchList, default_variant, published_variants, wheel_arch_list
+from gpudoctor.compat.wheels import ArchList, default_variant, published_variants, variant_serves, wheel_arch_list
 
 __all__ = [
     "ALL_RELEASES",
@@ -136,5 +137,6 @@ __all__ = [
     "torchvision_requirement",
     "torchvision_newer_than_data",
     "variant_cuda",
+    "variant_serves",
     "wheel_arch_list",
 ]

@@ -213,6 +213,20 @@ def wheel_arch_list(torch_version: Optional[str], variant: Optional[str] = None,
     return _TABLE.get((platform, release.minor, chosen, patch)) or _TABLE.get((platform, release.minor, chosen, ""))
 
 
+def variant_serves(variant: str, cc: Tuple[int, int], system: Optional[str] = None,
+                   machine: Optional[str] = None) -> Optional[bool]:
+    """Whether any official wheel of this CUDA variant ("cu124") has kernels a GPU of compute capability ``cc`` runs,
+    on this platform (every platform when it is not known); None when the data holds no wheel of the variant."""
+    from gpudoctor.compat.arch import arch_support
+
+    known = platform_key(system, machine)
+    lists = [item for (platform, _, chosen, _), item in _TABLE.items()
+             if chosen == variant and (known is None or platform == known)]
+    if not lists:
+        return None
+    return any(arch_support(item.tokens, cc, build_cuda=item.cuda).supported for item in lists)
+
+
 def published_variants(torch_version: Optional[str], system: Optional[str], machine: Optional[str]) -> Tuple[str, ...]:
     """The CUDA variants of a release with wheels for this OS and machine (in the release's order).
 

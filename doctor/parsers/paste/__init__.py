@@ -50,6 +50,7 @@ PARSERS: Tuple[Parser, ...] = (
     wsl.wsl_hints,
     logs.launcher_devices,
     prose.gpu_mentions,
+    prose.arch_mentions,
     prose.visible_devices,
     prose.two_answers,
     prose.in_containers,
@@ -67,7 +68,7 @@ CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index
                            "python_command", "container_said", "smi_works", signatures.TRACEBACK_CUT}) | pypi.NOT_MERGED
 
 
-_NOT_MERGED = frozenset({"gpus.cc", installs.NOW, installs.NOW_CPU, installs.CONDA_FORGE}) | pypi.NOT_MERGED
+_NOT_MERGED = frozenset({"gpus.cc", "gpus.arch_said", installs.NOW, installs.NOW_CPU, installs.CONDA_FORGE}) | pypi.NOT_MERGED
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,8 @@ class Paste:
 
     @property
     def recognised(self) -> bool:
-        return any(obs.path not in CONTEXT_PATHS for obs in self.observations)
+        # the reporter's words that the GPU is unused are the symptom: alone, they leave the paste to be asked for
+        return any(obs.path not in CONTEXT_PATHS and obs.value is not Sig.SAID_UNUSED for obs in self.observations)
 
     @property
     def formats(self) -> Tuple[str, ...]:
@@ -135,6 +137,16 @@ def _derive(facts: Facts, found: Tuple[Sig, ...]) -> Facts:
     return dataclasses.replace(facts, torch=torch, platform=platform)
 
 
+def _arch_only(observations: List[Observation]) -> List[Observation]:
+    """A GPU the paste names only by its compute capability ("sm_120", "SM 12.0"), where no product name is given."""
+    said = next((o for o in observations if o.path == "gpus.arch_said"), None)
+    if said is None or any(o.path in ("gpus", "gpus.mentioned", "gpus.cc") for o in observations):
+        return []
+    name = f"a GPU of compute capability {said.value[0]}.{said.value[1]}"
+    return [dataclasses.replace(said, path="gpus.mentioned", value=name),
+            dataclasses.replace(said, path="gpus.cc", value=(name, said.value))]
+
+
 def _with_ccs(facts: Facts, observations: List[Observation]) -> Facts:
     ccs = {obs.value[0].lower(): obs.value[1] for obs in observations if obs.path == "gpus.cc"}
     if not ccs or not facts.gpus:
@@ -155,15 +167,16 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     observations.sort(key=lambda o: o.line)  # "first" means first in the paste, whichever parser read it
     if base is not None:  # collect_env's own fields are its parser's to read
         observations = [o for o in observations if not (o.fmt == "env report" and _COLLECT_ENV_LABEL.match(o.quote))]
-    observations = availability.with_availability(observations)
-    observations += availability.on_colab(body, observations)
+    observations = availability.with_availability(observations) + _arch_only(observations)
     observations += availability.mac_asks_cuda(body, observations)
+    observations += availability.said_unused(body, observations)
+    observations += availability.on_colab(body, observations)
     start = base if base is not None else Facts(meta=Meta(gpudoctor_version=_version(), source=Source.PASTE.value))
     merged = merge(start, [o for o in observations if o.path not in _NOT_MERGED], base_format)
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))
     facts = _with_ccs(_derive(installs.apply_now(merged.facts, observations), found), observations)
     facts = wsl.before_wsl2(installs.conda_forge_cpu(facts, observations), observations)
-    explained = any(sig is not Sig.CUDA_UNAVAILABLE for sig in found)
+    explained = any(sig not in (Sig.CUDA_UNAVAILABLE, Sig.SAID_UNUSED) for sig in found)
     facts, windows_note = pypi.windows_cpu_wheel(facts, observations, explained)
     facts, notes = infer(facts, conda_torch=False)
     notes += windows_note

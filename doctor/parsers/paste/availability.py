@@ -36,7 +36,7 @@ def _unavailable(observations: List[Observation]) -> List[Observation]:
 
 _COLAB = re.compile(r"\bcolab\b", re.I)
 _CUDA_WORD = re.compile(r"\bcuda\b|torch\.cuda\.", re.I)
-_NO_GPU_SIGNS = (Sig.NO_DRIVER, Sig.CUDA_UNAVAILABLE, Sig.NO_DEVICE, Sig.SMI_NO_DRIVER)
+_NO_GPU_SIGNS = (Sig.NO_DRIVER, Sig.CUDA_UNAVAILABLE, Sig.NO_DEVICE, Sig.SMI_NO_DRIVER, Sig.SAID_UNUSED)
 
 
 def _signature_at(body: Body, sig: Sig, names: Callable[[str], object], fmt: str) -> List[Observation]:
@@ -64,6 +64,32 @@ def mac_asks_cuda(body: Body, observations: List[Observation]) -> List[Observati
         return []
     return _signature_at(body, Sig.CUDA_UNAVAILABLE, lambda text: "uda" in text.lower() and _CUDA_WORD.search(text),
                          "macOS")
+
+
+# a sentence saying the GPU is not found or not used: "GPU not detected", "it doesn't use my GPU", "runs on the CPU
+# instead", "显卡用不了"
+_SAID_UNUSED = re.compile(
+    r"\b(?:GPUs?|CUDA|graphics cards?|video cards?|CUDA devices?)\s+(?:is\s+|are\s+|was\s+|were\s+)?"
+    r"(?:not|isn'?t|aren'?t|wasn'?t|weren'?t|never|no longer)\s+(?:being\s+|been\s+)?(?:detected|found|recogni[sz]ed|"
+    r"used|utili[sz]ed|available|working|seen|visible|enabled)\b"
+    r"|\b(?:doesn'?t|does not|don'?t|do not|can'?t|cannot|can not|couldn'?t|could not|won'?t|will not|unable to|"
+    r"fails? to|failed to|not able to)\s+(?:use|detect|see|find|recogni[sz]e|utili[sz]e|access|run on)\s+"
+    r"(?:the\s+|my\s+|any\s+|a\s+|our\s+)?(?:NVIDIA\s+|CUDA\s+)?(?:GPUs?|graphics cards?|CUDA)\b"
+    r"|\b(?:runs?|running|ran|falls? back|fell back|falling back|defaults? to|uses|using|used)\s+(?:only\s+)?"
+    r"(?:on\s+|to\s+)?(?:the\s+)?CPU\s+(?:instead|only|rather)\b|\bCPU\s+instead\s+of\s+(?:the\s+)?GPU"
+    r"|\bno\s+(?:NVIDIA\s+|CUDA\s+)?GPUs?\s+(?:was\s+|were\s+|is\s+)?(?:detected|found|recogni[sz]ed)\b"
+    r"|\b(?:shows?|showing|says|finds|sees|detects|lists)\s+no\s+(?:NVIDIA\s+|CUDA\s+)?(?:GPUs?|CUDA devices?)\b"
+    r"|(?:检测不到|识别不到|找不到|无法使用|不能使用|没有使用|没用上|用不了|调用不了|无法调用|未检测到|没有检测到)\s*(?:GPU|显卡|CUDA)"
+    r"|(?:GPU|显卡|CUDA)\s*(?:不可用|用不了|无法使用|没有被?使用|未被使用|识别不到|检测不到)", re.I)
+_WORKS = ("torch.is_available", "framework_cpu")  # torch answering True, or a setting that keeps it on the CPU
+
+
+def said_unused(body: Body, observations: List[Observation]) -> List[Observation]:
+    """A paste whose words say the GPU is not found or not used, where no message says why and torch is not shown
+    answering True: the symptom, read so that the diagnosis asks for what settles it instead of finding nothing."""
+    if any(o.path == "signature" or (o.path in _WORKS and o.value is not False) for o in observations):
+        return []
+    return _signature_at(body, Sig.SAID_UNUSED, lambda text: _SAID_UNUSED.search(text) is not None, "prose")
 
 
 def with_availability(observations: List[Observation]) -> List[Observation]:

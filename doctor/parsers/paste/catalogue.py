@@ -70,6 +70,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.HIP_NO_DEVICE, "hiperror", r"hipErrorNoDevice|no ROCm-capable device is detected|hipErrorInvalidDevice",
        _HIP, INIT),
     _s(Sig.HIP_NO_DEVICE, "no hip gpus", r"No HIP GPUs are available", _HIP, INIT),
+    _s(Sig.HIP_NO_DEVICE, "rock module", r"ROCk module is NOT loaded", _HIP),  # rocminfo: the amdgpu driver is not loaded
     _s(Sig.NO_DEVICE, "cuda", r"no CUDA-capable device (?:is )?detected|No CUDA GPUs (?:are )?available|cudaErrorNoDevice|"
        r"cuda runtime error \((?:100|38)\)(?!\s*:\s*\w)",  # cudaErrorNoDevice's numbers after and before CUDA 10.1
        "CUDA sees no GPU (none visible to this process)", INIT),
@@ -125,10 +126,10 @@ CATALOGUE: Tuple[Signature, ...] = (
        "a compiled extension was built for another CUDA than the installed torch"),
     _s(Sig.EXTENSION_ABI, "libtorch_cuda_", r"libtorch_cuda_(?:cu|cpp)\.so: cannot open shared object file",
        "an extension built for torch 1.8-1.12 (whose CUDA library was split in two) runs on another torch"),
-    _s(Sig.TORCH_FILES_MIXED, "undefined symbol", r"(?:libtorch\w*|libc10\w*|torch[/\\]_C[\w.-]*)\.so[^\n]*undefined symbol: _ZNK?",
+    _s(Sig.TORCH_FILES_MIXED, "undefined symbol", r"(?:libtorch\w*|libc10\w*|torch[/\\]_C[\w.-]*)\.so[^\n]*undefined symbol: [*`'\"]*_ZNK?",
        "torch's own libraries do not match each other: files of two torch versions are mixed", IMPORT),
     _s(Sig.EXTENSION_ABI, "undefined symbol", r"(?:^|[\s/\\'\"])(?!libtorch|libc10|libcaffe2|libshm)[\w-]+(?:\.(?:cpython|abi3)[\w.-]*)?\.(?:so|pyd)\b"
-       r"[^\n]*undefined symbol: _ZNK?\d*(?:at|c10|caffe2|torch)\d",
+       r"[^\n]*undefined symbol: [*`'\"]*_ZNK?\d*(?:at|c10|caffe2|torch)\d",
        "a compiled extension was built against another torch than the installed one (a C++ symbol of torch is undefined)"),
     _s(Sig.XFORMERS_MISMATCH, "xformers was built for", r"xFormers was built for",
        "xformers was built for a different torch, CUDA or Python than the installed ones"),
@@ -148,6 +149,10 @@ CATALOGUE: Tuple[Signature, ...] = (
        "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
     _s(Sig.EXT_BUILD_NO_CUDA, "cuda is not availabel", r"NotImplementedError: Cuda is not availabel",
        "a CUDA extension's setup script refuses to build: it needs a CUDA toolkit (CUDA_HOME) and torch seeing a GPU"),
+    # detectron2, maskrcnn-benchmark, old torchvision and mmcv ops built without CUDA ("Torch not compiled with CUDA
+    # enabled" is torch's own and read before)
+    _s(Sig.EXT_BUILD_NO_CUDA, "compiled with", r"(?<!Torch )\bnot compiled with (?:GPU|CUDA) support\b",
+       "a compiled extension was built without its CUDA kernels (no CUDA toolkit or GPU where it was built)"),
     _s(Sig.CUDA_HOME_UNSET, "cuda_home", r"CUDA_HOME environment variable is not set|"
        r"CUDA_HOME does not exist, unable to compile CUDA op",
        "building a CUDA extension needs the CUDA toolkit (nvcc); torch's wheels do not include it"),
@@ -162,7 +167,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDNN_MISSING, "libcudnn", r"libcudnn[\w.-]*\.so[\w.]*: cannot open shared object file",
        "torch cannot find its cuDNN library (the nvidia-cudnn wheel is missing or not on the search path)", IMPORT),
     _s(Sig.LIBCUDA_MISSING, "libcuda.so", r"libcuda\.so[\w.]*(?::| ) ?(?:cannot open shared object file|not found)|"
-       r"Could not load library libcuda\.so|(?:Failed|Unable) to dlopen libcuda\.so",
+       r"Could not load library libcuda\.so|(?:Failed|Unable) to dlopen libcuda\.so|unable to (?:find|locate|load) libcuda\.so",
        "the driver library libcuda.so is not on the loader's path (under WSL it lives in /usr/lib/wsl/lib)", INIT),
     _s(Sig.CUDNN_MISSING, "cudnn", r"Could not (?:locate|load library) (?:lib)?cudnn\w*\.(?:dll|so[\w.]*)|"
        r"Unable to load any of \{?libcudnn|Invalid handle\. Cannot load symbol cudnn\w+",
@@ -179,7 +184,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        _BUSY, WARN),
     _s(Sig.DEVICE_BUSY, "unavailable or busy", r"\bcuda devices? (?:is |are )?unavailable or busy\b",
        _BUSY, WARN),
-    _s(Sig.GLIBCXX, "glibcxx_", r"version [`']GLIBCXX_\d+\.\d+(?:\.\d+)?' not found",
+    _s(Sig.GLIBCXX, "glibcxx_", r"version [`'\"]?GLIBCXX_\d+\.\d+(?:\.\d+)?['`\"]? not found",
        "the C++ runtime (libstdc++) the loader found is older than a library of torch needs", IMPORT),
     _s(Sig.CUDNN_MISMATCH, "cudnn version mismatch", r"cuDNN version mismatch: PyTorch was compiled against \d+ but "
        r"linked against \d+", "another cuDNN, found first on the library path, shadows the one torch was built with", WARN),
@@ -210,7 +215,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"CUDNN_STATUS_INTERNAL_ERROR",
        "cuBLAS or cuDNN could not start on the GPU: usually its memory was already used up; otherwise the library "
        "does not support this GPU"),
-    _s(Sig.GPU_LOST, "unable to determine the device handle", r"Unable to determine the device handle for GPU[\w:.]*: "
+    _s(Sig.GPU_LOST, "unable to determine the device handle", r"Unable to determine the device handle for GPU\s?[\w:.]*: "
        r"Unknown Error", _LOST),
     _s(Sig.GPU_LOST, "nvrm", r"fallen off the bus|RmInitAdapter failed|GPU has fallen off",
        _LOST),
@@ -226,6 +231,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDA_UNAVAILABLE, "cuda driver initialization failed", r"CUDA driver initialization failed", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cpu", r"\b(?:using|selected|generator:|running on)\s+device\s*[=:]?\s*['\"]?cpu\b['\"]?\s*$|"
        r"\bcompute=cpu\s+device=cpu\b|\bUsing torch device:\s*CPU\s*$", _UNAVAILABLE),
+    # openai-whisper falls back to the CPU when torch finds no CUDA, and says so only through this warning
+    _s(Sig.CUDA_UNAVAILABLE, "fp16 is not supported on cpu", r"FP16 is not supported on CPU; using FP32 instead",
+       _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "only has: []", r"But your machine only has: \[\]", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "available", r"\bno (?:CUDA )?GPUs? (?:is |are )?available\b", _UNAVAILABLE),
     _s(Sig.TORCH_NOT_FOUND, "could not find a version that satisfies the requirement",
@@ -234,7 +242,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.TORCH_NOT_FOUND, "not a supported wheel", r"(?:torch|torchvision|torchaudio)-[\w.+-]+\.whl is not a supported "
        r"wheel on this platform",
        "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
-    _s(Sig.OUT_OF_MEMORY, "out of memory", r"CUDA out of memory|OutOfMemoryError|CUDA error:\s*out of memory|"
+    _s(Sig.OUT_OF_MEMORY, "memory", r"CUDA out of memory|OutOfMemoryError|CUDA error:\s*out of memory|"
        r"\b(?:gpu|cuda|an?|the)\s+out[- ]of[- ]memory(?:\s+error)?\b",
        _OOM, healthy=True),
     _s(Sig.OUT_OF_MEMORY, "cuda runtime error (2)", r"cuda runtime error \(2\)(?!\d)",  # cudaErrorMemoryAllocation
@@ -264,6 +272,11 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"failed to open CUDA IPC handle", "NCCL's peer-to-peer transport between the GPUs fails"),
     _s(Sig.NCCL_SYSTEM, "unhandled system error", r"NCCL error[^\n]*unhandled system error|"
        r"ncclSystemError", "NCCL could not set up communication between the ranks"),
+    # NCCL's own WARN lines when /dev/shm is too small (a container's 64 MB default)
+    _s(Sig.NCCL_SYSTEM, "shared memory segment", r"Error while creating shared memory segment\s+/dev/shm/nccl",
+       "NCCL could not create its shared memory in /dev/shm (a container's small default)"),
+    _s(Sig.NCCL_SYSTEM, "posix_fallocate", r"Call to posix_fallocate failed\s*:\s*No space left on device",
+       "NCCL could not create its shared memory in /dev/shm (a container's small default)"),
     _s(Sig.DUPLICATE_GPU, "duplicate gpu detected", r"Duplicate GPU detected",
        "the GPU works; several distributed ranks run on one GPU (more processes than GPUs, or each rank left on "
        "cuda:0)", healthy=True),

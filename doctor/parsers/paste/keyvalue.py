@@ -156,6 +156,8 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
         if m:
             yield observe(path, m.group(1), segment, line, "env report")
     elif path == "gpus.name":
+        if re.search(r"\sGPU \d{1,2}:", value):  # several `nvidia-smi -L` entries on one line: tools reads them
+            return
         if re.search(r"nvidia|geforce|rtx|gtx|tesla|quadro|\b[ahlvtkp]\d{2,3}\b", low):
             name = _MEMORY_SUFFIX.sub("", _UUID.sub("", value)).strip("` ")
             yield observe("gpus", (None, name), segment, line, "env report")

@@ -4,7 +4,7 @@ assignments that set CUDA_VISIBLE_DEVICES."""
 from __future__ import annotations
 
 import re
-from typing import Iterator, Sequence
+from typing import Iterator, Sequence, Tuple
 
 from gpudoctor.compat import gpu_info
 from gpudoctor.parsers.paste.observe import Observation, observe
@@ -12,8 +12,9 @@ from gpudoctor.parsers.paste.segments import Segment
 
 # a product name as people write it: "GTX 980 Ti", "GT 740M", "RTX 5060 TI", "GeForce RTX 3090", "Tesla V100", "A100", "H100s"
 _NAME = re.compile(
-    r"(?<![\w/.-])((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX)\s*-?\d{3,4}M?(?:\s*(?:Ti|TI|ti|SUPER|Super))?"
-    r"|(?:NVIDIA\s+|Tesla\s+)?(?:[AHBLV]100|H200|B200|A10G?|A30|A40|L4|L40S?|T4|P4|P40|P100|K80|RTX A\d000)"
+    r"(?<![\w/.-])((?:NVIDIA\s+)?RTX\s+PRO\s+\d{4}(?:\s+Blackwell)?|(?:NVIDIA\s+)?RTX\s+\d000\s+Ada"
+    r"|(?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX)\s*-?\d{3,4}M?(?:\s*(?:Ti|TI|ti|SUPER|Super))?"
+    r"|(?:NVIDIA\s+|Tesla\s+)?(?:[AHBLV]100|[AH]800|GB?200|H20|L20|A10G?|A30|A40|L4|L40S?|T4|P4|P40|P100|K80|RTX A\d000)"
     r"|(?:NVIDIA\s+)?(?:GeForce\s+)?(?:GT|MX)\s*\d{3,4}M?|(?:NVIDIA\s+)?TITAN\s+(?:RTX|V|Xp|X)|Quadro\s+[KMPT]?\d{3,4})"
     r"(?=s?\b)(?![\w.-]*\.(?:so|dll|py)\b)"
 )
@@ -63,6 +64,37 @@ def gpu_mentions(segment: Segment) -> Iterator[Observation]:
             counted = _COUNT.search(text)
             if counted and counted.group(1) in _NUMBER_WORDS:
                 yield observe("driver.gpu_count", _NUMBER_WORDS[counted.group(1)], segment, line, "prose")
+
+
+# a GPU named by its architecture alone, in a sentence: "an sm_120 card", "SM 12.0", "compute capability 8.6",
+# "sm120 support"; lines that list several architectures (a wheel's arch list, TORCH_CUDA_ARCH_LIST, -gencode flags)
+# describe builds, not the GPU
+_ARCH_SAID = re.compile(r"\bsm_?(\d{2,3})\b|\bSM\s?(\d{1,2}\.\d)\b|(?:compute capability|\bCC)\s*(?:of\s+|is\s+|=\s*|:\s*)?"
+                        r"(\d{1,2}\.\d)\b", re.I)
+_ARCH_BUILD = re.compile(r"arch|gencode|compute_\d|list|=\s*[\"']", re.I)
+
+
+def _cc(found: Tuple[str, str, str]) -> Tuple[int, int]:
+    number, dotted, capability = found
+    if number:
+        return int(number) // 10, int(number) % 10
+    major, minor = (dotted or capability).split(".")
+    return int(major), int(minor)
+
+
+def arch_mentions(segment: Segment) -> Iterator[Observation]:
+    """A GPU named only by its compute capability; merge uses it only when no product name is given."""
+    for line in segment.lines:
+        text = line.text
+        if "sm" not in text.lower() and "apab" not in text and "CC" not in text:
+            continue
+        found = _ARCH_SAID.findall(text)
+        if len(found) != 1 or _ARCH_BUILD.search(text) or _COMMAND.match(text):
+            continue
+        cc = _cc(found[0])
+        if 3 <= cc[0] <= 12:
+            yield observe("gpus.arch_said", cc, segment, line, "prose")
+            return
 
 
 def two_answers(segment: Segment) -> Iterator[Observation]:

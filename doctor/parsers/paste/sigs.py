@@ -62,6 +62,7 @@ class Sig(enum.Enum):
     MISALIGNED = "misaligned-address"
     GPU_SLOWER = "gpu-slower-than-cpu"
     GPU_STARVED = "gpu-waits-for-data"
+    SAID_UNUSED = "gpu-unused-unexplained"  # the reporter says the GPU is not found or used; no message says why
     GLIBCXX = "libstdcxx-too-old"
     UNCALLED = "is-available-not-called"
     COLAB_NO_GPU = "colab-no-gpu"

@@ -14,7 +14,8 @@ _SMI_ROW = re.compile(
 )
 _SMI_PROCESS = re.compile(r"^\|\s+\d+\s+(?:\S+\s+\S+\s+)?\d+\s+[CG](?:\+G)?\s+\S")  # a listed GPU process
 _SMI_MEM = re.compile(r"\|\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|")
-_SMI_L = re.compile(r"^\s*GPU\s+(\d{1,2}):\s+(.+?)\s*\(UUID:\s*(GPU-[0-9a-fA-F-]+)\)")
+# one entry of `nvidia-smi -L`; a Markdown paragraph may run several entries into one line
+_SMI_L = re.compile(r"(?:^|\s)GPU\s+(\d{1,2}):\s+(.+?)\s*\(UUID:\s*(GPU-[0-9a-fA-F-]+)\)")
 _NVCC = re.compile(r"Cuda compilation tools, release (\d+\.\d+), V([\d.]+)")
 _LDD = re.compile(r"^\s*(lib[\w+.-]*\.so[\w.]*)\s+=>\s+(not found|(/\S+))")
 _LD_ASSIGN = re.compile(r"^\s*(?:export\s+|\$\s*)?LD_LIBRARY_PATH\s*[=:]\s*['\"]?([^'\"\s]+)")
@@ -60,8 +61,7 @@ def nvidia_smi(segment: Segment) -> Iterator[Observation]:
                 used.append((int(m.group(1)), line))
             continue
         if text.lstrip().startswith("GPU ") and "UUID" in text:
-            m = _SMI_L.match(text)
-            if m:
+            for m in _SMI_L.finditer(text):
                 yield observe("gpus", (int(m.group(1)), m.group(2).strip()), segment, line, "nvidia-smi -L")
     if processes == 0:
         for mib, at in used:
@@ -250,6 +250,8 @@ _FOREIGN_TORCH = (
                 re.I), "the pytorch.org install command"),
     (re.compile(r"\bpip3?\s+install\s+(?:-U\s+|--upgrade\s+)?torch(?:[=\s\"'`,]|$)(?!.*(?:nvidia\.com|jetson|jp\d))", re.I),
      "pip from PyPI"),
+    (re.compile(r"\b(?:conda|mamba)\s+install\b.*\bpytorch\b.*\s(?:-c|--channel)\s+pytorch\b", re.I),
+     "the pytorch conda channel"),
 )
 
 

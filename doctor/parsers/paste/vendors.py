@@ -22,7 +22,9 @@ _RX = re.compile(r"\bRX ?[4-9]\d{2,3}(?: ?XTX?| ?GRE| ?XT)?\b|\b[5-9]\d{2}0 ?(?:
 _AMD_MODEL = re.compile(r"\bAMD\s+(?:Radeon\s+)?(?:RX\s?)?[5-9]\d{3}(?:\s?(?:XTX|XT|GRE))?\b(?![X\d])")
 _INSTINCT = re.compile(r"\b(?:AMD )?Instinct(?:\(TM\))? ?MI\d{2,3}\w*\b|\bMI(?:50|60|100|210|250X?|300[AX]|325X|355X)\b")
 _AMD_WORDS = re.compile(r"\bAMD (?:Radeon )?(?:GPUs?|graphics(?: cards?)?|cards?|APUs?|video cards?)\b|\bAPU\b.{0,20}\bAMD\b|"
-                        r"\bRadeon (?:GPUs?|cards?|graphics cards?)\b|\[AMD/ATI\]|\bNavi ?[1-4]\d\b", re.I)
+                        r"\bRadeon (?:GPUs?|cards?|graphics cards?)\b|\[AMD/ATI\]|\bNavi ?[1-4]\d\b"
+                        r"|\b(?:is|have|has|got|use|using|own)\s+an?\s+(?:AMD\s+)?Radeon\b(?!\s*(?:\(TM\)\s*)?Graphics)",
+                        re.I)  # "my card is a Radeon"
 _KFD = re.compile(r"/dev/kfd\b")
 _ROCM_TOOL = re.compile(r"\brocminfo\b|\brocm-smi\b|\bamd-smi\b|\bHSA Agents\b|\bROCk module\b|"
                         r"\b(?:HSA_OVERRIDE_GFX_VERSION|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES)=")
