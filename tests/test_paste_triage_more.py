@@ -12,7 +12,7 @@ from gpudoctor.model import Finding
 from gpudoctor.parsers.paste.vendors import _evidence
 from gpudoctor.parsers.report import InputError, load_facts
 from gpudoctor.registry import discover
-from gpudoctor.render.diagnosis import answer
+from gpudoctor.render.diagnosis import answer, render_answer
 from gpudoctor.runner import run_checks
 
 
@@ -385,3 +385,13 @@ def test_a_container_started_without_gpus_and_said_to_find_none_is_the_missing_f
             "Inside the container PyTorch cannot detect the GPUs.\n")
     lead = _problems(text)[0]
     assert lead.code == "platform.container" and "without GPU access" in lead.summary
+
+
+def test_a_symptom_without_its_cause_is_not_presented_as_the_cause() -> None:
+    report = run_checks(discover(plugins=False), load_facts("RTX 4070 on Windows 11. The app shows no GPU.\n", "in.txt"))
+    text = render_answer(report)
+    assert "The symptom, with no cause in the paste yet:" in text and "Most likely cause" not in text
+    assert "\nNext: " in text and "\nFix: " not in text
+    cause = run_checks(discover(plugins=False), load_facts("RuntimeError: Found no NVIDIA driver on your system.\n",
+                                                           "in.txt"))
+    assert "Most likely cause" in render_answer(cause)

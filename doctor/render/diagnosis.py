@@ -54,6 +54,8 @@ _SIGNATURE_LINES = {  # a paste.* finding -> the other pasted facts that bear on
     "macos-no-cuda": ("signature.not-compiled-with-cuda", "signature.cuda-unavailable", "signature.no-driver",
                       "signature.xformers-mismatch", "platform.system"),
 }
+# findings that restate the symptom ("CUDA is unavailable", "the GPU is not used") where nothing says why
+_SYMPTOMS = frozenset({"paste.gpu-unused-unexplained", "paste.cuda-unavailable", "torch.cuda-unavailable"})
 _NOTE_LINES = ("amd_gpu", "rocm_index", "torch_index")  # paste notes kept one per value: every line of one is evidence
 
 
@@ -186,14 +188,16 @@ def render_answer(report: Report, markdown: bool = False) -> str:
     out: List[str] = [md.title()]
     if a.lead is not None:
         confidence = a.confidence.value if a.confidence else "low"
-        out.append(md.lead(f"Most likely cause ({confidence} confidence):", f"{a.lead.summary} [{a.lead.code}]"))
+        symptom = a.lead.code in _SYMPTOMS
+        label = "The symptom, with no cause in the paste yet:" if symptom else f"Most likely cause ({confidence} confidence):"
+        out.append(md.lead(label, f"{a.lead.summary} [{a.lead.code}]"))
         if a.same_cause:
             out += ["", "The same cause, also seen as:"]
             out += [md.item(f"{f.summary} [{f.code}]") for f in a.same_cause]
         if a.evidence:
             out += ["", "Evidence:", *md.block(a.evidence)]
         if a.lead.fix is not None:
-            out += ["", f"Fix: {md.text(a.lead.fix.text)}", *md.block(a.lead.fix.commands, "sh")]
+            out += ["", f"{'Next' if symptom else 'Fix'}: {md.text(a.lead.fix.text)}", *md.block(a.lead.fix.commands, "sh")]
         if a.others:
             out += ["", "Other candidates, most likely first:"]
             out += [md.item(f"{i}. {f.summary} [{f.code}]") for i, f in enumerate(a.others[:5], start=2)]
