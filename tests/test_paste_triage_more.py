@@ -395,3 +395,96 @@ def test_a_symptom_without_its_cause_is_not_presented_as_the_cause() -> None:
     cause = run_checks(discover(plugins=False), load_facts("RuntimeError: Found no NVIDIA driver on your system.\n",
                                                            "in.txt"))
     assert "Most likely cause" in render_answer(cause)
+
+
+@pytest.mark.parametrize("text, code", [
+    ("/usr/local/share/lua/5.1/cudnn/ffi.lua:1598: 'libcudnn (R5) not found in library path.\nPlease install CuDNN\n"
+     "Then make sure files named as libcudnn.so.5 or libcudnn.5.dylib are placed in your library load path\n",
+     "paste.cudnn-missing"),
+    ("AssertionError: Invalid CUDA '--device 0' requested, use '--device cpu' or pass valid CUDA device(s)\n",
+     "paste.cuda-unavailable"),
+    ("ValueError: Invalid CUDA 'device=0' requested. Use 'device=cpu' or pass valid CUDA device(s)\n",
+     "paste.cuda-unavailable"),
+    ("RuntimeError: PyTorch has CUDA Version=11.8 and torchvision has CUDA Version=12.1. Please reinstall\n",
+     "paste.torchvision-cuda-mismatch"),
+    ("ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens most frequently when this kernel module\n",
+     "paste.kernel-module-missing"),
+    ("Secure boot - Unable to load the kernel module 'nvidia.ko', ubuntu24.04 DRIVER_VERSION=535.161.07\n",
+     "paste.secure-boot"),
+    ("jcuda.CudaException: CUDA_ERROR_OUT_OF_MEMORY\n", "paste.out-of-memory"),
+])
+def test_more_messages_of_other_tools_and_eras_are_read(text: str, code: str) -> None:
+    findings = run_checks(discover(plugins=False), load_facts(text, "in.txt")).findings()
+    assert code in [f.code for f in findings]
+    assert load_facts(text, "in.txt").platform.system != "Darwin"
+
+
+@pytest.mark.parametrize("command, cpu", [
+    ("conda install -c pytorch pytorch=1.9.1 torchvision cudatoolkit=11.6", True),
+    ("conda install pytorch==1.13.1 torchvision cudatoolkit=11.7 -c pytorch", True),
+    ("conda install -c pytorch pytorch=1.9.1 torchvision cudatoolkit=11.1", False),
+    ("conda install pytorch==1.13.1 pytorch-cuda=11.7 cudatoolkit=11.7 -c pytorch -c nvidia", False),
+    ("conda install -c conda-forge pytorch=1.9.1 cudatoolkit=11.6", False),
+])
+def test_a_conda_pin_with_no_cuda_build_of_that_release_gets_the_cpu_build(command: str, cpu: bool) -> None:
+    facts = load_facts(f"I installed it with\n{command}\n", "in.txt")
+    assert (facts.torch.cuda_compiled is False) is cpu
+    if cpu:
+        assert facts.is_inferred("torch.cuda_compiled") and "paste.cpu-build" in _codes(f"{command}\n")
+        shown = "GPU works:\n" + command + "\n>>> torch.cuda.is_available()\nTrue\n"
+        assert load_facts(shown, "in.txt").torch.cuda_compiled is None
+
+
+def test_a_name_sold_with_several_chips_takes_the_capability_the_paste_gives() -> None:
+    text = "I have a GeForce GT 730, which uses CUDA (compute capability) 3.5, but pyTorch does not support it.\n"
+    assert [g.compute_capability for g in load_facts(text, "in.txt").gpus] == [(3, 5)]
+    assert "gpu.arch-too-old" in _codes(text)
+    known = "My RTX 3090 does not work; the paper says its kernels need sm_80.\n"
+    assert [g.compute_capability for g in load_facts(known, "in.txt").gpus] == [(8, 6)]
+
+
+def test_an_installer_said_to_pick_the_cpu_build_names_it() -> None:
+    assert "paste.cpu-build" in _codes("On the aarch64 host the installer picked the PyPI `torch==2.10.0` CPU build.\n")
+
+
+def test_text_on_a_fence_s_opening_line_is_read() -> None:
+    text = ("Running train.py gives:\n\n```RuntimeError: CUDA out of memory. Tried to allocate 128.00 MiB (GPU 0; "
+            "4.00 GiB total capacity)\n(no backtrace available)```\n")
+    assert not _partial(text) and "paste.out-of-memory" in [
+        f.code for f in run_checks(discover(plugins=False), load_facts(text, "in.txt")).findings()]
+    assert load_facts("```python\nimport torch\n```\n\n```\nRuntimeError: Found no NVIDIA driver on your system.\n```\n",
+                      "in.txt").torch.init_error
+
+
+@pytest.mark.parametrize("sentence, starved", [
+    ("I can't explain why GPU usage stays around 25% while its memory is full.", True),
+    ("GPU usage stays around 95% the whole time.", False),
+])
+def test_low_gpu_usage_in_words_is_a_gpu_waiting_for_data(sentence: str, starved: bool) -> None:
+    codes = [f.code for f in run_checks(discover(plugins=False), load_facts(sentence + "\n", "in.txt")).findings()] \
+        if not _partial(sentence + "\n") else []
+    assert ("paste.gpu-waits-for-data" in codes) is starved
+
+
+def test_is_available_true_said_with_words_between_is_read() -> None:
+    text = ("When I check torch.cuda.is_available() myself it returns True, but in the training script the GPU is "
+            "not used.\nInside the script torch.cuda.is_available() is False for me.\n")
+    assert _codes(text) == ["paste.gpu-hidden-in-one-run"]
+    assert read_true("torch.cuda.is_available() does not return True for me") is None
+    assert read_true("assert torch.cuda.is_available() should return True") is None
+
+
+def read_true(sentence: str) -> object:
+    from gpudoctor.parsers.paste import read_paste
+    return read_paste(sentence + "\n").facts.torch.is_available
+
+
+@pytest.mark.parametrize("text, vm", [
+    ("Ubuntu 20.04 inside a VirtualBox VM.\nAssertionError: Invalid CUDA '--device 0' requested, use '--device cpu'\n",
+     True),
+    ("Ubuntu guest in VMware with GPU passthrough.\nRuntimeError: No CUDA GPUs are available\n", False),
+    ("VirtualBox is installed too.\nRuntimeError: Found no NVIDIA driver on your system.\n", False),
+    ("Running on a Parallels Desktop guest.\nRuntimeError: Found no NVIDIA driver on your system.\n", True),
+])
+def test_a_desktop_virtual_machine_has_no_gpu(text: str, vm: bool) -> None:
+    assert ("paste.vm-no-gpu" in _codes(text)) is vm

@@ -283,6 +283,7 @@ SHARED_CAUSE: Dict[str, str] = {
     "windows-dll": "torch.import-failed",
     "libcuda-missing": "platform.wsl",
     "colab-no-gpu": "platform.no-nvidia-gpu",  # the runtime that ran the notebook has no NVIDIA GPU
+    "vm-no-gpu": "platform.no-nvidia-gpu",  # the guest has no NVIDIA GPU
     "libstdcxx-too-old": "torch.import-failed",
     "error-804": "platform.container",
     "error-803": "driver.nvml-mismatch",

@@ -102,6 +102,11 @@ RUNNING: Dict[str, Cause] = {
                           "(usage limits): wait, use a paid tier, or another machine. The graphics card of the "
                           "computer the browser runs on plays no part; nothing is wrong with the notebook's install.",
                           ('python -c "import torch; print(torch.cuda.is_available())"', "nvidia-smi")),
+    "vm-no-gpu": Cause(W, "the program runs in a VirtualBox, VMware Workstation or Parallels virtual machine, which "
+                          "passes no NVIDIA GPU to its guest",
+                       "Run it on the host itself (or under WSL 2 on a Windows host, which reaches the GPU), on a "
+                       "hypervisor with GPU passthrough (KVM/VFIO, ESXi, Hyper-V DDA), or on the CPU.",
+                       ("nvidia-smi",)),
     "gpu-waits-for-data": Cause(NOTE, "the CUDA environment works: the GPU waits for its data (low utilisation)",
                                 "Not an installation problem: the input pipeline cannot feed the GPU. Give the "
                                 "DataLoader workers (num_workers, about the CPU cores) and pin_memory=True, keep the "

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Tuple
 
+from gpudoctor.compat import gpu_info
 from gpudoctor.facts import Facts, Meta, Source
 from gpudoctor.parsers.collect_env.infer import infer
 from gpudoctor.parsers.collect_env.text import FIELDS
@@ -68,7 +69,8 @@ CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index
                            "python_command", "container_said", "smi_works", signatures.TRACEBACK_CUT}) | pypi.NOT_MERGED
 
 
-_NOT_MERGED = frozenset({"gpus.cc", "gpus.arch_said", installs.NOW, installs.NOW_CPU, installs.CONDA_FORGE}) | pypi.NOT_MERGED
+_NOT_MERGED = frozenset({"gpus.cc", "gpus.arch_said", installs.NOW, installs.NOW_CPU, installs.CONDA_FORGE,
+                         installs.CONDA_NO_BUILD}) | pypi.NOT_MERGED
 
 
 @dataclass(frozen=True)
@@ -138,10 +140,19 @@ def _derive(facts: Facts, found: Tuple[Sig, ...]) -> Facts:
 
 
 def _arch_only(observations: List[Observation]) -> List[Observation]:
-    """A GPU the paste names only by its compute capability ("sm_120", "SM 12.0"), where no product name is given."""
+    """A GPU the paste names only by its compute capability ("sm_120", "SM 12.0"), where no product name is given,
+    or by a name sold with several chips ("GT 730, compute capability 3.5")."""
     said = next((o for o in observations if o.path == "gpus.arch_said"), None)
-    if said is None or any(o.path in ("gpus", "gpus.mentioned", "gpus.cc") for o in observations):
+    if said is None or any(o.path == "gpus.cc" for o in observations):
         return []
+    names = [o for o in observations if o.path in ("gpus", "gpus.mentioned")]
+    if names:
+        name = names[0].value if names[0].path == "gpus.mentioned" else names[0].value[1]
+        one = len({(o.value if o.path == "gpus.mentioned" else o.value[1]) for o in names}) == 1
+        info = gpu_info(name)
+        if not one or info is None or info.cc is not None:
+            return []
+        return [dataclasses.replace(said, path="gpus.cc", value=(name, said.value))]
     name = f"a GPU of compute capability {said.value[0]}.{said.value[1]}"
     return [dataclasses.replace(said, path="gpus.mentioned", value=name),
             dataclasses.replace(said, path="gpus.cc", value=(name, said.value))]
@@ -171,11 +182,13 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     observations += availability.mac_asks_cuda(body, observations)
     observations += availability.said_unused(body, observations)
     observations += availability.on_colab(body, observations)
+    observations += availability.in_desktop_vm(body, observations)
     start = base if base is not None else Facts(meta=Meta(gpudoctor_version=_version(), source=Source.PASTE.value))
     merged = merge(start, [o for o in observations if o.path not in _NOT_MERGED], base_format)
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))
     facts = _with_ccs(_derive(installs.apply_now(merged.facts, observations), found), observations)
     facts = wsl.before_wsl2(installs.conda_forge_cpu(facts, observations), observations)
+    facts = installs.conda_no_cuda_build(facts, observations)
     explained = any(sig not in (Sig.CUDA_UNAVAILABLE, Sig.SAID_UNUSED) for sig in found)
     facts, windows_note = pypi.windows_cpu_wheel(facts, observations, explained)
     facts, notes = infer(facts, conda_torch=False)

@@ -57,6 +57,23 @@ def on_colab(body: Body, observations: List[Observation]) -> List[Observation]:
     return _signature_at(body, Sig.COLAB_NO_GPU, lambda text: "olab" in text and _COLAB.search(text), "Colab")
 
 
+# desktop hypervisors, whose guests get an emulated display adapter and no GPU
+_HYPERVISOR = r"(?:VirtualBox|VMware(?:\s+(?:Workstation|Player|Fusion))?|Parallels(?:\s+Desktop)?)"
+_DESKTOP_VM = re.compile(r"\b(?:in|inside|on|under|within|using)\s+(?:an?\s+|the\s+|my\s+)?" + _HYPERVISOR + r"\b|\b"
+                         + _HYPERVISOR + r"\s+(?:VM|guest|virtual machine)\b", re.I)
+_PASSTHROUGH = re.compile(r"passthrough|pass-through|vGPU|ESXi|vSphere|DDA\b", re.I)
+
+
+def in_desktop_vm(body: Body, observations: List[Observation]) -> List[Observation]:
+    """A paste about a VirtualBox, VMware Workstation or Parallels guest in which CUDA finds no GPU: the guest has
+    none (those hypervisors pass no NVIDIA GPU through)."""
+    signs = {o.value for o in observations if o.path == "signature"}
+    if not signs & set(_NO_GPU_SIGNS) or Sig.VM_NO_GPU in signs or any(
+            _PASSTHROUGH.search(line.text) for segment in body.segments for line in segment.lines):
+        return []
+    return _signature_at(body, Sig.VM_NO_GPU, lambda text: _DESKTOP_VM.search(text) is not None, "virtual machine")
+
+
 def mac_asks_cuda(body: Body, observations: List[Observation]) -> List[Observation]:
     """On a Mac, which has no CUDA, a paste that asks about CUDA and shows no message: CUDA is unavailable there."""
     if any(o.path == "signature" for o in observations) or not any(

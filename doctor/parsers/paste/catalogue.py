@@ -115,6 +115,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "torchvision was built for a different torch", "torchvision.import_error"),
     _s(Sig.TORCHVISION_CUDA, "compiled with different cuda", r"PyTorch and torchvision were compiled with different CUDA "
        r"(?:major )?versions", "torchvision was built for another CUDA than torch", "torchvision.import_error"),
+    _s(Sig.TORCHVISION_CUDA, "torchvision has cuda version", r"PyTorch has CUDA Version\s*=\s*[\d.]+ and torchvision has "
+       r"CUDA Version\s*=\s*[\d.]+", "torchvision was built for another CUDA than torch", "torchvision.import_error"),
     _s(Sig.FLASH_ATTN_ARCH, "flashattention only supports", r"FlashAttention only supports Ampere GPUs or newer",
        "flash-attn refuses this GPU: its kernels need Ampere (sm_80) or newer; torch itself works"),
     _s(Sig.FLASH_ATTN_ABI, "flash_attn", r"flash_attn\w*\.(?:cpython[\w.-]*\.so|pyd)[^\n]*undefined symbol",
@@ -169,6 +171,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.LIBCUDA_MISSING, "libcuda.so", r"libcuda\.so[\w.]*(?::| ) ?(?:cannot open shared object file|not found)|"
        r"Could not load library libcuda\.so|(?:Failed|Unable) to dlopen libcuda\.so|unable to (?:find|locate|load) libcuda\.so",
        "the driver library libcuda.so is not on the loader's path (under WSL it lives in /usr/lib/wsl/lib)", INIT),
+    # Lua Torch's cudnn bindings: "'libcudnn (R5) not found in library path."
+    _s(Sig.CUDNN_MISSING, "not found in library path", r"libcudnn \(R\d+\) not found in library path",
+       "the cuDNN library of the version the bindings ask for is not on the loader's path"),
     _s(Sig.CUDNN_MISSING, "cudnn", r"Could not (?:locate|load library) (?:lib)?cudnn\w*\.(?:dll|so[\w.]*)|"
        r"Unable to load any of \{?libcudnn|Invalid handle\. Cannot load symbol cudnn\w+",
        "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
@@ -193,7 +198,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.PTX_TOOLCHAIN, "unsupported toolchain", r"the provided PTX was compiled with an unsupported toolchain",
        "the driver is older than the CUDA that compiled the PTX it must JIT-compile for this GPU", INIT),
     _s(Sig.MODULE_MISSING, "module", r"NVIDIA kernel module (?:is )?(?:missing|not found|not loaded)|"
-       r"(?:Module|modprobe: FATAL: Module) nvidia not found|Kernel module nvidia not loaded",
+       r"(?:Module|modprobe: FATAL: Module) nvidia not found|Kernel module nvidia not loaded|"
+       r"ERROR: Unable to load the kernel module '?nvidia(?:\.ko)?'?",  # the driver installer's
        "the NVIDIA kernel module is not built or not loaded for the running kernel"),
     _s(Sig.TOOLKIT_TIMEOUT, "terminating driver service", r"terminating driver service \(forced\)",
        "the NVIDIA Container Toolkit gave up waiting for the driver to answer about the GPUs"),
@@ -203,6 +209,10 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"\b(?:[Tt]he|he) detected CUDA version \(\d+\.\d+\) mismatches the version that was used to compile",
        "building a CUDA extension: the CUDA toolkit (nvcc) is another CUDA major than torch was built with"),
     _s(Sig.SECURE_BOOT, "could not insert", r"could not insert 'nvidia\w*': (?:Key was rejected by service|Required key not available)",
+       "Secure Boot refuses the unsigned NVIDIA kernel module, so the driver never loads"),
+    # the driver installer's failure, told together with Secure Boot (a title, or the reporter's words)
+    _s(Sig.SECURE_BOOT, "secure boot", r"\bSecure ?Boot\b.{0,80}\bUnable to load the kernel module '?nvidia|"
+       r"\bUnable to load the kernel module '?nvidia\.ko'?.{0,80}\bSecure ?Boot\b",
        "Secure Boot refuses the unsigned NVIDIA kernel module, so the driver never loads"),
     _s(Sig.PAGING_FILE, "1455", r"\[WinError 1455\]|The paging file is too small for this operation",
        "Windows could not map torch's CUDA DLLs: its paging file (virtual memory) is too small"),
@@ -227,6 +237,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cuda unavailable", r"CUDA unavailable, invalid device", _UNAVAILABLE),  # YOLOv5's check
+    # YOLOv5's and Ultralytics' later wording of that check
+    _s(Sig.CUDA_UNAVAILABLE, "invalid cuda", r"Invalid CUDA '(?:--)?device[ =][\w,]*' requested", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "not able to use gpu", r"Torch is not able to use GPU", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cuda driver initialization failed", r"CUDA driver initialization failed", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cpu", r"\b(?:using|selected|generator:|running on)\s+device\s*[=:]?\s*['\"]?cpu\b['\"]?\s*$|"
@@ -242,8 +254,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.TORCH_NOT_FOUND, "not a supported wheel", r"(?:torch|torchvision|torchaudio)-[\w.+-]+\.whl is not a supported "
        r"wheel on this platform",
        "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
-    _s(Sig.OUT_OF_MEMORY, "memory", r"CUDA out of memory|OutOfMemoryError|CUDA error:\s*out of memory|"
-       r"\b(?:gpu|cuda|an?|the)\s+out[- ]of[- ]memory(?:\s+error)?\b",
+    _s(Sig.OUT_OF_MEMORY, "memory", r"CUDA out of memory|OutOfMemoryError|CUDA error:\s*out of memory|CUDA_ERROR_OUT_OF_MEMORY|"
+       r"\b(?:gpu|cuda|an?|the|of|with)\s+out[- ]of[- ]memory(?:\s+errors?)?\b",
        _OOM, healthy=True),
     _s(Sig.OUT_OF_MEMORY, "cuda runtime error (2)", r"cuda runtime error \(2\)(?!\d)",  # cudaErrorMemoryAllocation
        _OOM, healthy=True),
@@ -292,6 +304,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        _STARVED, healthy=True),
     _s(Sig.GPU_STARVED, "%", r"\bGPU\b[^.\n]{0,40}\bonly (?:at |about |around )?\d{1,2}\s?%",
        _STARVED, healthy=True),
+    _s(Sig.GPU_STARVED, "gpu usage", r"\bGPU usage\b[^.\n]{0,20}?\b(?:stays?|is|remains?|only|around|about|below|under)\b"
+       r"[^.\n]{0,12}?\b[1-4]?\d\s?%(?![\w%])", _STARVED, healthy=True),
     _s(Sig.GPU_STARVED, "利用率", r"GPU\s*(?:利用率|占用)[^。\n，,]{0,10}(?:低|0\s?%)",
        _STARVED, healthy=True),
     _s(Sig.GPU_SLOWER, "pu", r"\bGPU\b[^.\n]{0,40}\bslower than\b[^.\n]{0,20}\bCPU\b|\bCPU\b[^.\n]{0,40}\bfaster than\b"

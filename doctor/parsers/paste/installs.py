@@ -8,6 +8,8 @@ import re
 from typing import Iterator, List, Optional, Tuple
 from urllib.parse import unquote
 
+from gpudoctor import compat
+from gpudoctor.compat.base import version_tuple
 from gpudoctor.facts import Facts
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Line, Segment
@@ -28,7 +30,8 @@ _FETCHING = re.compile(r"^\s*(?:Downloading|Collecting|Obtaining|Looking in|Save
                        re.I)  # pip's own lines: the wheel was fetched, not necessarily installed
 _TORCH_WORD = re.compile(r"\b(?:py)?torch\b|torch\.__version__", re.I)
 _LATER = re.compile(r"\b(?:after(?:wards)?|now|since then|then|became|replaced|changes?d?|switched|turned into|"
-                    r"downgraded|ended up|install(?:s|ed)|pulled(?: in)?|pulls in|brought in)\b|安装|装上|默认", re.I)
+                    r"downgraded|ended up|install(?:s|ed)|pulled(?: in)?|pulls in|brought in|picked|picks|chose|chooses|"
+                    r"selected|resolved|fetched|downloaded|fell back|falls back)\b|安装|装上|默认", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|n't|instead of|rather than|never|without)\b[^.]{0,20}$", re.I)
 # a command line itself (what was asked for, not what is there), or an index URL that names a build
 _COMMAND = re.compile(r"^\s*(?:[$>]\s*)?(?:python3?\s+-m\s+)?(?:pip3?|uv(?:\s+pip)?|conda|mamba)\s+install\b|"
@@ -124,6 +127,7 @@ def apply_now(facts: Facts, observations: List[Observation]) -> Facts:
 
 
 CONDA_FORGE = "conda.forge_only"  # a conda command that built the environment from conda-forge with no CUDA pin
+CONDA_NO_BUILD = "conda.no_cuda_build"  # pytorch=V with a cudatoolkit no CUDA build of V was made for
 _CONDA = re.compile(r"\b(?:conda|mamba|micromamba)\s+(create|install)\b(.*)$")
 _OPTION_WITH_VALUE = frozenset({"-n", "--name", "-p", "--prefix", "-c", "--channel", "--file"})
 _TORCH_SPECS = frozenset({"pytorch", "torch", "pytorch-gpu", "pytorch-cpu", "pytorch-cuda", "cpuonly"})
@@ -173,10 +177,55 @@ def conda_commands(segment: Segment) -> Iterator[Observation]:
                 yield observe("install_cuda", f"{cuda.group(2)} ({cuda.group(1)}={cuda.group(2)})", segment, line,
                               "conda command")
                 break
+        missing = _no_cuda_build(channels, specs)
+        if missing:
+            yield observe(CONDA_NO_BUILD, missing, segment, line, "conda command")
         pinned = any(_CUDA_PIN.search(spec) for spec in specs)
         creates = m.group(1) == "create" or bool(names & _TORCH_SPECS)
         if creates and channels and set(channels) == {"conda-forge"} and not pinned:
             yield observe(CONDA_FORGE, " ".join(text.split())[:200], segment, line, "conda command")
+
+
+_PYTORCH_PIN = re.compile(r"^[\"']?pytorch==?(\d+\.\d+(?:\.\d+)?)[\"']?$", re.I)
+_TOOLKIT_PIN = re.compile(r"^[\"']?cudatoolkit==?(\d+\.\d+)(?:[.*\d]*)[\"']?$", re.I)
+
+
+def _no_cuda_build(channels: List[str], specs: List[str]) -> str:
+    """'pytorch 1.9.1 with cudatoolkit=11.6' where the pytorch channel has no CUDA build of that release for that
+    cudatoolkit (from 1.13 on its CUDA builds go with pytorch-cuda, never cudatoolkit): the solver then takes the
+    CPU build. '' otherwise."""
+    if "pytorch" not in channels:
+        return ""
+    version = next((m.group(1) for m in map(_PYTORCH_PIN.match, specs) if m), None)
+    toolkit = next((m.group(1) for m in map(_TOOLKIT_PIN.match, specs) if m), None)
+    if version is None or toolkit is None or any(s.lower().startswith("pytorch-cuda") for s in specs):
+        return ""
+    release = compat.release_for_torch(version)
+    if release is None:
+        return ""
+    if not _modern(version) and compat.cuda_variant(toolkit) in release.cuda_variants:
+        return ""
+    return f"pytorch {version} with cudatoolkit={toolkit}"
+
+
+def _modern(version: str) -> bool:
+    """From 1.13 on, the pytorch channel's CUDA builds depend on pytorch-cuda instead of cudatoolkit."""
+    return (version_tuple(version) or (0,)) >= (1, 13)
+
+
+def conda_no_cuda_build(facts: Facts, observations: List[Observation]) -> Facts:
+    """torch from a conda command that pins a cudatoolkit no CUDA build of the pinned pytorch exists for: the solve
+    picked the CPU build (marked inferred), unless the paste shows CUDA working or another build."""
+    said = _last(observations, CONDA_NO_BUILD)
+    torch = facts.torch
+    if (said is None or torch.is_available is True or torch.cuda_compiled is not None or torch.cuda
+            or "+" in (torch.version or "") or torch.hip or facts.platform.system == "Darwin"):
+        return facts
+    builds = "pytorch-cuda" if _modern(said.value.split()[1]) else "that cudatoolkit"
+    note = ("inferred.torch.cuda_compiled", f"line {said.line}: the conda command asks for {said.value}, and the "
+            f"pytorch channel has no CUDA build of that release with {builds}: conda takes the CPU build")
+    return dataclasses.replace(facts, torch=dataclasses.replace(torch, cuda_compiled=False, installed=True),
+                               inferred=tuple(facts.inferred) + ("torch.cuda_compiled",), extra=facts.extra + (note,))
 
 
 def conda_forge_cpu(facts: Facts, observations: List[Observation]) -> Facts:

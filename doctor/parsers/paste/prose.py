@@ -42,8 +42,11 @@ _ANSWER_BELOW = re.compile(r"^\s*(?:(?:it|this|that|which|and|but)\s+)?(?:still\
 _ASKS = "print(torch.cuda.is_available())"  # the command prints only this
 # an interpreter a command line runs: "python3 -c ...", "py -3.11 -c", "/opt/venv/bin/python -c"
 _INTERPRETER = re.compile(r"^\s*(?:[$>]\s*)?((?:[\w.~:-]*[/\\])*(?:python[\d.]*|py)(?:\.exe)?)(?:\s+-[\w.]+)*?\s+-c\b")
-_SAYS_TRUE = re.compile(r"torch\.cuda\.is_available\(\)[`'\"]?\s*(?:still\s+)?(?:returns?|returning|is|=+|:|gives|"
-                        r"prints|shows|->|=>|→|是|返回)?\s*[`*'\"]*True\b")
+# "torch.cuda.is_available() returns True", "... is_available() myself it returns True"
+_SAYS_TRUE = re.compile(r"torch\.cuda\.is_available\(\)[`'\"]?(?:(?:\s+(?!not\b|never\b|doesn't\b|does\b|should\b|would\b|must\b|will\b|"
+                        r"could\b|might\b|to\b|expected\b|expect\b|can\b|may\b)[\w']+){1,4}?\s+"
+                        r"(?:still\s+)?(?:returns?|gives|prints|shows)|\s*(?:still\s+)?(?:returns?|returning|is|=+|:|"
+                        r"gives|prints|shows|->|=>|→|是|返回)?)\s*[`*'\"]*True\b")
 # "it prints `True` when I run train.py, but `False` when I run it from the sampler": two answers in one sentence
 _TWO_ANSWERS = re.compile(r"\b(?:prints?|returns?|gives?|shows?|outputs?|is)\s+[`'\"*]*(True|False)\b[`'\"*]*"
                           r"(?=.*\b(?:but|while|whereas|and)\b).*?\b(?:prints?|returns?|gives?|shows?|outputs?|is|"
@@ -69,7 +72,7 @@ def gpu_mentions(segment: Segment) -> Iterator[Observation]:
 # a GPU named by its architecture alone, in a sentence: "an sm_120 card", "SM 12.0", "compute capability 8.6",
 # "sm120 support"; lines that list several architectures (a wheel's arch list, TORCH_CUDA_ARCH_LIST, -gencode flags)
 # describe builds, not the GPU
-_ARCH_SAID = re.compile(r"\bsm_?(\d{2,3})\b|\bSM\s?(\d{1,2}\.\d)\b|(?:compute capability|\bCC)\s*(?:of\s+|is\s+|=\s*|:\s*)?"
+_ARCH_SAID = re.compile(r"\bsm_?(\d{2,3})\b|\bSM\s?(\d{1,2}\.\d)\b|(?:compute capability|\bCC)\)?\s*(?:of\s+|is\s+|=\s*|:\s*)?"
                         r"(\d{1,2}\.\d)\b", re.I)
 _ARCH_BUILD = re.compile(r"arch|gencode|compute_\d|list|=\s*[\"']", re.I)
 

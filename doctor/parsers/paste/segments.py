@@ -88,6 +88,11 @@ def _unquote(line: str, limit: int = 64) -> Tuple[str, int]:
     return line, depth
 
 
+# after a fence, text that is no language tag: the output itself, written on the fence's line
+_TEXT_AFTER_FENCE = re.compile(r"\s|:")
+_ATTRIBUTES = re.compile(r"^[\w+#.-]+\s+[\w-]+=")  # ```python title="x"
+
+
 def _inline_code(content: str, m: "re.Match[str]") -> bool:
     """A backtick run followed by more backticks on the same line (```text```) is inline code, not a
     fence: a backtick fence's info string holds no backtick (CommonMark)."""
@@ -126,6 +131,10 @@ def split(text: str) -> Body:
         if m and not _inline_code(content, m):
             close()
             fence, kind, info, fence_depth = m.group(1), Kind.FENCE, m.group(2).lower()[:20], depth
+            rest = content[m.end(1):].strip()
+            if _TEXT_AFTER_FENCE.search(rest) and not _ATTRIBUTES.match(rest):  # ```RuntimeError: CUDA out of ...
+                current.append(Line(number, rest))
+                info = ""
             continue
         want = Kind.QUOTE if quoted else Kind.PROSE
         if want is not kind:

@@ -166,6 +166,8 @@ _MACOS = re.compile(r"\bmacOS[- ]\d+|Darwin Kernel|\barm64-arm-64bit\b|/opt/home
                     r"\bApple [Ss]ilicon\b|\bmacosx_\d+_\d+_(?:arm64|x86_64|universal2)\b|\bosx-(?:arm64|64)\b|"
                     r"-apple-darwin\d*\b|\bMac ?(?:mini|Studio|Pro)\b|\biMac\b|\bMac OS X\b|"
                     r"\bmacOS (?:Sonoma|Ventura|Monterey|Big Sur|Sequoia|Tahoe)\b|\w\.dylib\b")
+# a message naming the library for both systems ("libcudnn.so.5 or libcudnn.5.dylib") says nothing of the platform
+_BOTH_SYSTEMS = re.compile(r"\.so\b[\w.]*\s+or\s+\S+\.dylib\b")
 
 
 _INTERPRETER = re.compile(r"(?:^|[\s\"'(=])(/[^\s\"']*?/(?:bin/python[\d.]*|python[\d.]*))(?=$|[\s\"')])")
@@ -204,7 +206,7 @@ def platform_hints(segment: Segment) -> Iterator[Observation]:
         elif ("wsl" in text or "WSL" in text) and _WSL.search(text):
             yield observe("platform.system", "Linux", segment, line, "WSL")
             yield observe("platform.wsl", 2, segment, line, "WSL")
-        elif _MAC_WORDS.search(text) and _MACOS.search(text):
+        elif _MAC_WORDS.search(text) and _MACOS.search(text) and not _BOTH_SYSTEMS.search(text):
             yield observe("platform.system", "Darwin", segment, line, "macOS")
         elif "-packages/" in text and _LINUX_PATH.search(text):
             yield observe("platform.system", "Linux", segment, line, "a Linux path")
