@@ -85,8 +85,6 @@ OPEN = {
     "colabtools-930-colab-cpu-runtime.txt":
         "the answers sit under 'returns:' after a snippet of several statements whose names Markdown escaped "
         "(__version\\_\\_): not read as is_available()'s answer",
-    "mlverse-torch-378-r-torch-docker-cuda-false.txt":
-        "torch for R in a container: R's cuda_is_available() and a bullet list of versions are not read",
     "image-adaptive-yolo-88-runs-on-cpu-linux-and-windows-zh.txt":
         "prose only: the project's code picks GPU 7, which the paste cannot show",
 }

@@ -488,3 +488,22 @@ def read_true(sentence: str) -> object:
 ])
 def test_a_desktop_virtual_machine_has_no_gpu(text: str, vm: bool) -> None:
     assert ("paste.vm-no-gpu" in _codes(text)) is vm
+
+
+@pytest.mark.parametrize("text", [
+    "In the container torch for R does not see the GPU: `cuda_is_available` returns `False`.\n",
+    "> library(torch)\n> cuda_is_available()\n[1] FALSE\n",
+])
+def test_torch_for_r_answering_false_says_cuda_is_unavailable(text: str) -> None:
+    assert load_facts(text, "in.txt").torch.is_available is False
+
+
+def test_torch_for_r_answering_true_is_a_working_gpu() -> None:
+    assert load_facts("> torch::cuda_is_available()\n[1] TRUE\n", "in.txt").torch.is_available is True
+
+
+def test_markdown_escapes_in_prose_are_read_as_what_they_escape_but_windows_paths_are_kept() -> None:
+    assert load_facts("import torch\nprint(torch.\\_\\_version\\_\\_)\n2.1.0+cpu\n", "in.txt").torch.version == "2.1.0+cpu"
+    from gpudoctor.parsers.paste.segments import split
+    path = "C:\\Users\\me\\_work\\torch\\lib\\c10.dll"
+    assert split(path + "\n").segments[0].lines[0].text == path

@@ -16,8 +16,8 @@ from gpudoctor.facts import Facts, Meta, Source
 from gpudoctor.parsers.collect_env.infer import infer
 from gpudoctor.parsers.collect_env.text import FIELDS
 from gpudoctor.parsers.collect_env.warnings import scan
-from gpudoctor.parsers.paste import (apple, availability, containers, installs, keyvalue, logs, namespaces, packages, prose, pypi,
-                                     signatures, tools, vendors, wsl)
+from gpudoctor.parsers.paste import (apple, availability, containers, installs, keyvalue, logs, namespaces, oneliners, packages,
+                                     prose, pypi, signatures, tools, vendors, wsl)
 from gpudoctor.parsers.paste.merge import Conflict, merge
 from gpudoctor.parsers.paste.observe import QUOTE_CHARS, Observation, Parser, observe, printable, run_all
 from gpudoctor.parsers.paste.segments import MAX_LINE, Body, Segment, split
@@ -175,6 +175,7 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     body = split(text)
     observations = list(run_all(PARSERS + (_warning_signals,), body.segments))
     observations += prose.answers_above_code(body.segments)
+    observations += oneliners.r_console(body.segments)
     observations.sort(key=lambda o: o.line)  # "first" means first in the paste, whichever parser read it
     if base is not None:  # collect_env's own fields are its parser's to read
         observations = [o for o in observations if not (o.fmt == "env report" and _COLLECT_ENV_LABEL.match(o.quote))]

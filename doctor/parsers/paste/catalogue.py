@@ -237,6 +237,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cuda unavailable", r"CUDA unavailable, invalid device", _UNAVAILABLE),  # YOLOv5's check
+    # torch for R: cuda_is_available() answering FALSE, in words or at the R console ("[1] FALSE" on the next line)
+    _s(Sig.CUDA_UNAVAILABLE, "cuda_is_available", r"\bcuda_is_available(?:\(\))?`?\s*(?:still\s+)?(?:returns?|is|gives|"
+       r"prints|shows)\s*[`*]*FALSE\b", _UNAVAILABLE),
     # YOLOv5's and Ultralytics' later wording of that check
     _s(Sig.CUDA_UNAVAILABLE, "invalid cuda", r"Invalid CUDA '(?:--)?device[ =][\w,]*' requested", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "not able to use gpu", r"Torch is not able to use GPU", _UNAVAILABLE),

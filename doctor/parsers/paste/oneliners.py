@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Segment
@@ -91,3 +91,18 @@ def one_liners(segment: Segment) -> Iterator[Observation]:
             value = _typed(path, word) if path else None
             if path and value is not None:
                 yield observe(path, value, segment, out, "python -c")
+
+
+_R_ASKS = re.compile(r"^\s*>?\s*(?:torch::)?cuda_is_available\(\)\s*$")
+_R_ANSWER = re.compile(r"^\s*\[1\]\s+(TRUE|FALSE)\s*$")
+
+
+def r_console(segments: Sequence[Segment]) -> Iterator[Observation]:
+    """torch for R at the R console: `> cuda_is_available()` and the `[1] FALSE` it prints (Markdown reads the
+    prompt as a quote, so the two lines may sit in two segments)."""
+    lines = [(segment, line) for segment in segments for line in segment.lines]
+    for (_, line), (segment, answer) in zip(lines, lines[1:]):
+        if "cuda_is_available" in line.text and _R_ASKS.match(line.text):
+            m = _R_ANSWER.match(answer.text)
+            if m:
+                yield observe("torch.is_available", m.group(1) == "TRUE", segment, answer, "R console")

@@ -88,6 +88,8 @@ def _unquote(line: str, limit: int = 64) -> Tuple[str, int]:
     return line, depth
 
 
+_MD_ESCAPE = re.compile(r"\\([_*`#<>|\[\]])")
+_OTHER_BACKSLASH = re.compile(r"\\(?![_*`#<>|\[\]])|\\__")  # a path: C:\Users, torch\__init__.py
 # after a fence, text that is no language tag: the output itself, written on the fence's line
 _TEXT_AFTER_FENCE = re.compile(r"\s|:")
 _ATTRIBUTES = re.compile(r"^[\w+#.-]+\s+[\w-]+=")  # ```python title="x"
@@ -136,6 +138,8 @@ def split(text: str) -> Body:
                 current.append(Line(number, rest))
                 info = ""
             continue
+        if "\\" in content and not _OTHER_BACKSLASH.search(content):  # Markdown's escapes outside code, in a line
+            content = _MD_ESCAPE.sub(r"\1", content)  # with no other backslash (a Windows path): torch.\_\_version\_\_
         want = Kind.QUOTE if quoted else Kind.PROSE
         if want is not kind:
             close()
