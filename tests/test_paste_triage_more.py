@@ -507,3 +507,41 @@ def test_markdown_escapes_in_prose_are_read_as_what_they_escape_but_windows_path
     from gpudoctor.parsers.paste.segments import split
     path = "C:\\Users\\me\\_work\\torch\\lib\\c10.dll"
     assert split(path + "\n").segments[0].lines[0].text == path
+
+
+@pytest.mark.parametrize("text, code", [
+    ("RuntimeError: nvrtc: error: failed to open libnvrtc-builtins.so.11.1.\nMake sure that it is installed correctly.\n",
+     "paste.cuda-lib-missing"),
+    ("OSError: /root/.cache/ext/ops.so: undefined symbol: cudaGetDriverEntryPointByVersion, version libcudart.so.12\n",
+     "paste.extension-newer-toolkit"),
+    ("程序运行的时候提示：\nno CUDA-capable is detected\n", "paste.no-device"),
+    ("Not found GPU in current device. Please check your device or set args.use_gpu as False\n",
+     "paste.cuda-unavailable"),
+])
+def test_runtime_library_toolkit_and_device_messages_of_other_eras_are_read(text: str, code: str) -> None:
+    codes = _codes(text)
+    assert code in codes or _shared(code) in codes
+
+
+@pytest.mark.parametrize("text, summary", [
+    ("CUDA error at kernel.cu:596 code=700(cudaErrorIllegalAddress) \"cudaDeviceSynchronize()\"\n",
+     "accessed memory"),
+    ("RuntimeError: CUDA error: invalid configuration argument\nCUDA kernel errors might be asynchronously reported\n",
+     "grid or block size"),
+])
+def test_kernel_bugs_of_the_program_are_a_working_environment(text: str, summary: str) -> None:
+    findings = run_checks(discover(plugins=False), load_facts(text, "in.txt")).findings()
+    assert not [f for f in findings if f.severity.value in ("error", "warning")]
+    assert any(summary in f.summary for f in findings if f.code.startswith("paste."))
+
+
+def test_is_available_said_true_in_lower_case_then_a_script_seeing_none_is_a_hidden_gpu() -> None:
+    text = ("RuntimeError: No CUDA GPUs are available\n\nWhen I run `torch.cuda.is_available()` it shows `true`, "
+            "and CUDA works in every other project.\n")
+    assert _codes(text) == ["paste.gpu-hidden-in-one-run"]
+
+
+def test_an_app_saying_it_found_no_supported_gpu_and_an_old_out_of_memory_are_read() -> None:
+    assert "paste.cuda-unavailable" in _codes("No supported Nvidia GPU found\n")
+    findings = run_checks(discover(plugins=False), load_facts("I get \"cuda runtime error: out of memory\".\n", "in.txt"))
+    assert "paste.out-of-memory" in [f.code for f in findings.findings()]

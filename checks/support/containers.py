@@ -18,6 +18,7 @@ CAPABILITIES = "NVIDIA_DRIVER_CAPABILITIES=compute,utility"
 FAILING = ("no-driver", "no-device", "libcuda-missing", "cuda-unavailable", "smi-no-driver", "gpu-unused-unexplained")
 # messages only a working GPU prints: the container had the GPU
 WORKING = ("out-of-memory", "device-side-assert", "tensors-on-different-devices", "misaligned-address",
+           "invalid-launch-configuration",
            "ranks-share-a-gpu", "illegal-memory-access", "bfloat16-needs-ampere", "gpu-slower-than-cpu",
            "is-available-not-called", "gpu-waits-for-data")
 EVIDENCE = ("paste.container.run", "paste.container.no_gpu", "torch.init_error")

@@ -53,6 +53,13 @@ CAUSES: Dict[str, Cause] = {
                               "Update the docker client (docker-ce-cli 19.03 or newer) to match the engine, or use the "
                               "NVIDIA runtime the old way: docker run --runtime=nvidia.",
                               ("docker version", "sudo apt-get install --only-upgrade docker-ce-cli")),
+    "extension-newer-toolkit": Cause(E, "a compiled CUDA extension was built with a newer CUDA toolkit than the CUDA "
+                                        "runtime (libcudart) it runs with: a runtime function it calls is missing",
+                                     "Build the extension with the toolkit matching torch.version.cuda (CUDA_HOME "
+                                     "pointing at it) and clear its build cache (~/.cache/torch_extensions, or the "
+                                     "library's own JIT cache), or install a torch built for the newer CUDA.",
+                                     ('python -c "import torch; from torch.utils.cpp_extension import CUDA_HOME; '
+                                      'print(torch.version.cuda, CUDA_HOME)"', "nvcc --version")),
     "extension-toolkit-mismatch": Cause(E, "building a CUDA extension: the CUDA toolkit (nvcc) is another CUDA major than "
                                            "the one torch was built with",
                                         "Install the CUDA toolkit of torch's CUDA and point CUDA_HOME at it, or install "
@@ -270,6 +277,7 @@ SHARED_CAUSE: Dict[str, str] = {
     "docker-gpus-flag": "platform.container",
     "container-toolkit-timeout": "gpu.exclusive-mode",
     "extension-toolkit-mismatch": "toolkit.mismatch",
+    "extension-newer-toolkit": "toolkit.mismatch",
     "cudnn-version-mismatch": "libs.shadowed",
     "sm-incompatible": "gpu.arch-too-new",
     "not-compiled-with-cuda": "torch.cpu-build-on-gpu",

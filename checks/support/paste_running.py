@@ -122,6 +122,12 @@ RUNNING: Dict[str, Cause] = {
                                 "bug (often a regression after an update); run with CUDA_LAUNCH_BLOCKING=1 to find the "
                                 "kernel, then go back to the last version that worked and report it to that project.",
                                 ("CUDA_LAUNCH_BLOCKING=1 python train.py",)),
+    "invalid-launch-configuration": Cause(NOTE, "the CUDA environment works: a kernel was launched with a grid or "
+                                                "block size the GPU cannot run",
+                                          "Not an installation problem: a kernel in the program or one of its "
+                                          "libraries was launched with an invalid configuration (often an empty or "
+                                          "too large input, or too many threads per block); run with "
+                                          "CUDA_LAUNCH_BLOCKING=1 to find it.", ("CUDA_LAUNCH_BLOCKING=1 python train.py",)),
     "spawn-without-main-guard": Cause(NOTE, "the CUDA environment is not involved: worker processes start by spawn "
                                             "and the script has no if __name__ == '__main__': guard",
                                       "Not an installation problem: put the script's top-level code under "

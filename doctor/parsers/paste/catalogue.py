@@ -71,7 +71,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        _HIP, INIT),
     _s(Sig.HIP_NO_DEVICE, "no hip gpus", r"No HIP GPUs are available", _HIP, INIT),
     _s(Sig.HIP_NO_DEVICE, "rock module", r"ROCk module is NOT loaded", _HIP),  # rocminfo: the amdgpu driver is not loaded
-    _s(Sig.NO_DEVICE, "cuda", r"no CUDA-capable device (?:is )?detected|No CUDA GPUs (?:are )?available|cudaErrorNoDevice|"
+    _s(Sig.NO_DEVICE, "cuda", r"no CUDA-capable (?:device )?(?:is )?detected|No CUDA GPUs (?:are )?available|cudaErrorNoDevice|"
        r"cuda runtime error \((?:100|38)\)(?!\s*:\s*\w)",  # cudaErrorNoDevice's numbers after and before CUDA 10.1
        "CUDA sees no GPU (none visible to this process)", INIT),
     _s(Sig.NO_DEVICE, "no devices were found", r"^\s*No devices were found\s*$",
@@ -179,6 +179,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
     _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl|torch_cuda|c10_cuda|caffe2_nvrtc)[\w-]*[.,]so[\w.]*: cannot open shared object file",
        "a CUDA library torch needs cannot be found", IMPORT),
+    # NVRTC compiling a fused kernel at run time (TorchScript, libtorch) finds no builtins library of its version
+    _s(Sig.LIB_MISSING, "libnvrtc-builtins", r"nvrtc: error: failed to open libnvrtc-builtins[\w.-]*",
+       "a CUDA library torch needs cannot be found"),
     _s(Sig.WIN_DLL, "dll", r"\[WinError (?:126|127|1114|193)\][^\n]*?(?:\w+\.dll)?|DLL load failed(?: while importing [\w.]+?)?(?:\s*:|[.\s]*$)",
        "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
     _s(Sig.WIN_DLL, "winerror", r"\[WinError (?:126|127|1114|193)\]",
@@ -205,6 +208,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the NVIDIA Container Toolkit gave up waiting for the driver to answer about the GPUs"),
     _s(Sig.DOCKER_GPUS_FLAG, "unknown flag: --gpus", r"unknown flag: --gpus",
        "the docker client is older than 19.03 and has no --gpus option"),
+    _s(Sig.EXT_NEWER_TOOLKIT, "undefined symbol", r"undefined symbol: [*`]*cuda\w+[*`]*, version libcudart\.so\.\d+",
+       "a compiled CUDA extension calls a CUDA runtime function that the loaded libcudart lacks (built with a newer "
+       "toolkit)"),
     _s(Sig.EXT_TOOLKIT, "mismatches the version that was used to compile",
        r"\b(?:[Tt]he|he) detected CUDA version \(\d+\.\d+\) mismatches the version that was used to compile",
        "building a CUDA extension: the CUDA toolkit (nvcc) is another CUDA major than torch was built with"),
@@ -237,6 +243,10 @@ CATALOGUE: Tuple[Signature, ...] = (
        _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cuda unavailable", r"CUDA unavailable, invalid device", _UNAVAILABLE),  # YOLOv5's check
+    # RVC's check when torch finds no CUDA GPU
+    _s(Sig.CUDA_UNAVAILABLE, "no supported nvidia gpu", r"No supported Nvidia GPU found", _UNAVAILABLE),
+    # PaddleOCR's check when Paddle finds no CUDA GPU
+    _s(Sig.CUDA_UNAVAILABLE, "not found gpu", r"Not found GPU in current device", _UNAVAILABLE),
     # torch for R: cuda_is_available() answering FALSE, in words or at the R console ("[1] FALSE" on the next line)
     _s(Sig.CUDA_UNAVAILABLE, "cuda_is_available", r"\bcuda_is_available(?:\(\))?`?\s*(?:still\s+)?(?:returns?|is|gives|"
        r"prints|shows)\s*[`*]*FALSE\b", _UNAVAILABLE),
@@ -258,6 +268,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"wheel on this platform",
        "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
     _s(Sig.OUT_OF_MEMORY, "memory", r"CUDA out of memory|OutOfMemoryError|CUDA error:\s*out of memory|CUDA_ERROR_OUT_OF_MEMORY|"
+       r"cuda runtime error\s*(?:\(2\)\s*)?:\s*out of memory|"
        r"\b(?:gpu|cuda|an?|the|of|with)\s+out[- ]of[- ]memory(?:\s+errors?)?\b",
        _OOM, healthy=True),
     _s(Sig.OUT_OF_MEMORY, "cuda runtime error (2)", r"cuda runtime error \(2\)(?!\d)",  # cudaErrorMemoryAllocation
@@ -279,7 +290,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        "building an extension: the linker finds no CUDA library to link against"),
     _s(Sig.NVCC_ARCH, "unsupported gpu architecture", r"nvcc fatal\s*:\s*Unsupported gpu architecture",
        "the CUDA toolkit (nvcc) building an extension does not know the GPU architecture it was asked to compile for"),
-    _s(Sig.ILLEGAL_ACCESS, "illegal memory access", r"an illegal memory access was encountered",
+    _s(Sig.ILLEGAL_ACCESS, "illegal", r"an illegal memory access was encountered|\bcudaErrorIllegalAddress\b",
        "the GPU runs CUDA; a kernel accessed memory it should not (a bug in the program or a library)", healthy=True),
     _s(Sig.BF16_UNSUPPORTED, "bfloat16", r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0",
        "the GPU works; the model asks for bfloat16, which GPUs before Ampere (8.0) lack", healthy=True),
@@ -314,6 +325,11 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.GPU_SLOWER, "pu", r"\bGPU\b[^.\n]{0,40}\bslower than\b[^.\n]{0,20}\bCPU\b|\bCPU\b[^.\n]{0,40}\bfaster than\b"
        r"[^.\n]{0,20}\bGPU\b|CPU[^。\n]{0,30}比[^。\n]{0,10}GPU[^。\n]{0,10}更?快|GPU[^。\n]{0,30}比[^。\n]{0,10}CPU[^。\n]{0,10}更?慢",
        "the GPU works; a timing shows it slower than the CPU (start-up, warm-up or work too small for a GPU)",
+       healthy=True),
+    # a kernel launched with a grid or block size the GPU cannot run: the program's bug, not the install's
+    _s(Sig.LAUNCH_CONFIG, "invalid configuration argument", r"CUDA error: invalid configuration argument|"
+       r"\bcudaErrorInvalidConfiguration\b",
+       "the GPU works; a kernel was launched with a grid or block size it cannot run (a bug in that code)",
        healthy=True),
     _s(Sig.MISALIGNED, "misaligned address", r"\bmisaligned address\b",
        "the GPU works; a kernel in the program or a library read a misaligned address (a bug in that code)",

@@ -46,7 +46,7 @@ _INTERPRETER = re.compile(r"^\s*(?:[$>]\s*)?((?:[\w.~:-]*[/\\])*(?:python[\d.]*|
 _SAYS_TRUE = re.compile(r"torch\.cuda\.is_available\(\)[`'\"]?(?:(?:\s+(?!not\b|never\b|doesn't\b|does\b|should\b|would\b|must\b|will\b|"
                         r"could\b|might\b|to\b|expected\b|expect\b|can\b|may\b)[\w']+){1,4}?\s+"
                         r"(?:still\s+)?(?:returns?|gives|prints|shows)|\s*(?:still\s+)?(?:returns?|returning|is|=+|:|"
-                        r"gives|prints|shows|->|=>|→|是|返回)?)\s*[`*'\"]*True\b")
+                        r"gives|prints|shows|->|=>|→|是|返回)?)\s*[`*'\"]*(?:True|true|TRUE)\b")
 # "it prints `True` when I run train.py, but `False` when I run it from the sampler": two answers in one sentence
 _TWO_ANSWERS = re.compile(r"\b(?:prints?|returns?|gives?|shows?|outputs?|is)\s+[`'\"*]*(True|False)\b[`'\"*]*"
                           r"(?=.*\b(?:but|while|whereas|and)\b).*?\b(?:prints?|returns?|gives?|shows?|outputs?|is|"
@@ -107,9 +107,9 @@ def two_answers(segment: Segment) -> Iterator[Observation]:
     for i, line in enumerate(lines):
         text = line.text
         following = lines[i + 1].text.strip() if i + 1 < len(lines) else ""
-        if "True" in text and "False" not in text and "is_available" in text + following:
+        if "true" in text.lower() and "False" not in text and "is_available" in text + following:
             text = text.rstrip() + " " + following  # a sentence wrapped over two lines
-        if "is_available" not in text or "True" not in text:
+        if "is_available" not in text or "true" not in text.lower():
             continue
         m = _TWO_ANSWERS.search(text) if "False" in text else None
         if m and m.group(1) != m.group(2):

@@ -43,6 +43,7 @@ class Sig(enum.Enum):
     DOCKER_GPUS_FLAG = "docker-gpus-flag"
     TOOLKIT_TIMEOUT = "container-toolkit-timeout"
     EXT_TOOLKIT = "extension-toolkit-mismatch"
+    EXT_NEWER_TOOLKIT = "extension-newer-toolkit"  # built with a newer CUDA than the libcudart it loads
     PAGING_FILE = "windows-paging-file"
     GPU_LOST = "gpu-fell-off-the-bus"
     FLASH_ATTN_ARCH = "flash-attn-needs-ampere"
@@ -60,6 +61,7 @@ class Sig(enum.Enum):
     OUT_OF_MEMORY = "out-of-memory"
     DEVICE_ASSERT = "device-side-assert"
     MISALIGNED = "misaligned-address"
+    LAUNCH_CONFIG = "invalid-launch-configuration"
     GPU_SLOWER = "gpu-slower-than-cpu"
     GPU_STARVED = "gpu-waits-for-data"
     SAID_UNUSED = "gpu-unused-unexplained"  # the reporter says the GPU is not found or used; no message says why
