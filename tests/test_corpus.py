@@ -43,9 +43,6 @@ def test_no_report_is_in_two_corpora() -> None:
 
 
 OPEN = {
-    "neuron-sp-17-rtx-pro-6000-blackwell-excluded-torch-cu124.txt":
-        "the GPUs are named only as 'RTX PRO 6000 Blackwell cards (SM 12.0)' and the torch only as a cu124 build, "
-        "in prose and a project's own log line: no version to look the wheel's kernels up by",
     "microk8s-4408-gpu-operator-pod-nvidia-smi.txt":
         "a Kubernetes pod spec and no error output: the missing runtimeClassName is not read from pod specs",
     "multitask-gnn-3-is-available-without-parentheses.txt":
@@ -70,15 +67,11 @@ OPEN = {
     "vision-1405-no-such-operator-nms-yolov5.txt":
         "'No such operator torchvision::nms' from code that never imported torchvision is read as a torchvision "
         "built for another torch",
-    "pointgroup-30-cuda-runtime-error-9-test.txt":
-        "the paste ends before its error; 'cuda runtime error (9)' is only in the title",
     "pytorch-84550-wsl2-rtx3090-not-recognized.txt":
         "WSL 2 with a working nvidia-smi and a conda environment file; that torch does not see the GPU is only in "
         "the title",
     "lingbot-world-23-wsl-torch-screenshots.txt":
         "WSL with the output only in screenshots",
-    "pnnx-64-torchscript-unknown-op-torchvision-nms.txt":
-        "a C++ TorchScript converter's 'unknown op torchvision::nms' is not read as torchvision's operators missing",
     "dream-9-constants-limit-visible-gpus.txt":
         "prose only, about the project's constants limiting the visible GPUs",
     "extension-ffi-14-undefined-symbol-state-after-upgrade.txt":

@@ -545,3 +545,16 @@ def test_an_app_saying_it_found_no_supported_gpu_and_an_old_out_of_memory_are_re
     assert "paste.cuda-unavailable" in _codes("No supported Nvidia GPU found\n")
     findings = run_checks(discover(plugins=False), load_facts("I get \"cuda runtime error: out of memory\".\n", "in.txt"))
     assert "paste.out-of-memory" in [f.code for f in findings.findings()]
+
+
+def test_an_index_named_in_words_is_judged_against_the_gpu() -> None:
+    text = "Two RTX PRO 6000 Blackwell cards sit idle.\nThe setup script installs torch from the cu124 index.\n"
+    assert "paste.install-arch" in _codes(text)
+    assert "paste.install-arch" not in _codes(text.replace("cu124", "cu128"))
+
+
+def test_torchscript_s_unknown_torchvision_op_and_cuda_error_nine_are_read() -> None:
+    assert "paste.torchvision-nms" in _codes("Unknown builtin op: torchvision::nms.\nCould not find any similar ops\n")
+    findings = run_checks(discover(plugins=False), load_facts("RuntimeError: cuda runtime error (9)\n", "in.txt"))
+    assert [f.code for f in findings.findings() if f.code.startswith("paste.")] == ["paste.invalid-launch-configuration"]
+    assert not [f for f in findings.findings() if f.severity.value in ("error", "warning")]

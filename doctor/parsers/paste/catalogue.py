@@ -111,7 +111,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     # torchvision's operators exist but have no CUDA kernels: a CPU-only torchvision beside a CUDA torch
     _s(Sig.TORCHVISION_CUDA, "torchvision::", r"Could not run 'torchvision::\w+' with arguments from the 'CUDA' backend",
        "torchvision is a CPU-only build beside a CUDA torch: its operators have no CUDA kernels", "torchvision.import_error"),
-    _s(Sig.TORCHVISION_NMS, "torchvision::", r"operator torchvision::nms does not exist|No such operator torchvision::\w+",
+    _s(Sig.TORCHVISION_NMS, "torchvision::", r"operator torchvision::nms does not exist|No such operator torchvision::\w+|"
+       r"Unknown builtin op: torchvision::\w+",
        "torchvision was built for a different torch", "torchvision.import_error"),
     _s(Sig.TORCHVISION_CUDA, "compiled with different cuda", r"PyTorch and torchvision were compiled with different CUDA "
        r"(?:major )?versions", "torchvision was built for another CUDA than torch", "torchvision.import_error"),
@@ -327,6 +328,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU works; a timing shows it slower than the CPU (start-up, warm-up or work too small for a GPU)",
        healthy=True),
     # a kernel launched with a grid or block size the GPU cannot run: the program's bug, not the install's
+    _s(Sig.LAUNCH_CONFIG, "cuda runtime error (9)", r"cuda runtime error \(9\)(?!\d)",  # its number before CUDA 10.1
+       "the GPU works; a kernel was launched with a grid or block size it cannot run (a bug in that code)",
+       healthy=True),
     _s(Sig.LAUNCH_CONFIG, "invalid configuration argument", r"CUDA error: invalid configuration argument|"
        r"\bcudaErrorInvalidConfiguration\b",
        "the GPU works; a kernel was launched with a grid or block size it cannot run (a bug in that code)",

@@ -67,6 +67,10 @@ def _evidence(text: str) -> Iterator[str]:
         yield m.group()
 
 
+# the index named in words: "installs torch from the cu124 index"
+_INDEX_SAID = re.compile(r"\b(?:from|uses?|using|via)\s+the\s+(cu\d{2,3}|rocm\d+(?:\.\d+){1,2})\s+(?:wheel\s+)?index\b")
+
+
 def amd_gpu(segment: Segment) -> Iterator[Observation]:
     """Each kind of AMD GPU evidence, each torch index an install names, and NVIDIA GPUs named in passing."""
     seen = set()
@@ -77,6 +81,7 @@ def amd_gpu(segment: Segment) -> Iterator[Observation]:
         if m:
             found.append(("nvidia_named", m.group(), "NVIDIA GPU"))
         m = _INDEX.search(text) if "download.pytorch.org" in text else None
+        m = m or (_INDEX_SAID.search(text) if "index" in text else None)
         if m:
             variant = m.group(1)
             found.append(("rocm_index" if variant.startswith("rocm") else "torch_index", variant, "pip install"))
