@@ -56,7 +56,8 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
 
 # Messages that only say CUDA is missing: on a Mac that is the platform, not a broken install.
 _CUDA_ONLY = frozenset({"not-compiled-with-cuda", "xformers-mismatch", "cuda-unavailable", "no-driver",
-                        "bitsandbytes-without-gpu", "conda-no-cudatoolkit"})
+                        "bitsandbytes-without-gpu", "conda-no-cudatoolkit", "extension-build-without-cuda",
+                        "gpu-unused-unexplained"})
 
 
 def _explained(facts: Facts) -> bool:
@@ -130,8 +131,9 @@ def _cpu_only(facts: Facts) -> bool:
     tag = (t.version or "").partition("+")[2].lower()
     if tag and tag != "cpu" and not tag.startswith("cpu."):  # +xpu, +rocm: another accelerator's build
         return False
-    if facts.meta.source == Source.COLLECT_ENV.value and tag != "cpu" and not _conda_cpu(facts):
-        return False  # collect_env says "CUDA used to build: None" for XPU and MPS builds too
+    if (facts.meta.source == Source.COLLECT_ENV.value and tag != "cpu" and not _conda_cpu(facts)
+            and facts.platform.system not in ("Linux", "Windows")):
+        return False  # collect_env says "CUDA used to build: None" for XPU and MPS builds too (MPS: macOS)
     return (t.cuda_compiled is False and not t.hip and not facts.gpus and facts.platform.system != "Darwin"
             and not amd_gpu(facts) and Source.parse(facts.meta.source) in (Source.PASTE, Source.COLLECT_ENV))
 
@@ -217,7 +219,8 @@ def environments(facts: Facts) -> Iterator[Finding]:
             evidence=("extra",),
             cause=SHARED_CAUSE["two-environments"],
         )
-    elif flips and not extras(facts, "paste.slurm_job"):  # in a batch job the job check names what differs
+    elif flips and not extras(facts, "paste.slurm_job") and facts.torch.cuda_compiled is not False:
+        # in a batch job the job check names what differs; a CPU build answering False is paste.cpu-build's
         yield Finding(
             code="paste.gpu-hidden-in-one-run",
             severity=Severity.WARNING,

@@ -558,3 +558,54 @@ def test_torchscript_s_unknown_torchvision_op_and_cuda_error_nine_are_read() -> 
     findings = run_checks(discover(plugins=False), load_facts("RuntimeError: cuda runtime error (9)\n", "in.txt"))
     assert [f.code for f in findings.findings() if f.code.startswith("paste.")] == ["paste.invalid-launch-configuration"]
     assert not [f for f in findings.findings() if f.severity.value in ("error", "warning")]
+
+
+@pytest.mark.parametrize("text, code", [
+    ("NameError: name '_C' is not defined\n\n  File \"proj/models/ms_deform_attn.py\", line 53, in forward\n"
+     "    output = _C.ms_deform_attn_forward(\n", "paste.extension-build-without-cuda"),
+    ("ms_deform_attn.py:31: UserWarning: Failed to load custom C++ ops. Running on CPU mode Only!\n",
+     "paste.extension-build-without-cuda"),
+    ("Detectron2 Compiler       GCC 7.4\nDetectron2 CUDA Compiler  not available\nCUDA_HOME                 None\n",
+     "paste.extension-build-without-cuda"),
+    ("nvidia-docker run --rm nvidia/cuda nvidia-smi\nError: Could not load UVM kernel module.\n", "paste.uvm-not-loaded"),
+    ("WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.\n",
+     "paste.container-without-driver"),
+    ("import error\n\nlibtorch_cuda.so:%20undefined%20symbol:%20ncclCommRegister\n", "paste.shadowed-cuda-libs"),
+    ("Are Radeon GPUs supported?\n\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"\n",
+     "paste.no-kernel-image"),
+    ("RuntimeError: \"cuFFT error: CUFFT_INTERNAL_ERROR\" on RTX4090\n", "paste.cufft-internal-error"),
+])
+def test_extension_driver_container_and_library_messages_of_the_later_rounds(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+def test_torch_s_own_missing_c_extension_is_not_an_extension_built_without_cuda() -> None:
+    text = ("  File \"/home/me/pytorch/torch/__init__.py\", line 229, in <module>\n"
+            "NameError: name '_C' is not defined\n")
+    assert "paste.extension-build-without-cuda" not in _codes(text)
+
+
+@pytest.mark.parametrize("text, summary", [
+    ("ERROR:root:Requested float16 compute type, but the target device or backend do not support efficient float16 "
+     "computation.\nMy GPU is a 1080 Ti.\n", "no fast float16"),
+    ("conv.py:456: UserWarning: Plan failed with a cudnnException: CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: "
+     "cudnnFinalize Descriptor Failed cudnn_status: CUDNN_STATUS_NOT_SUPPORTED\n", "declined one convolution plan"),
+])
+def test_warnings_of_a_working_gpu_are_not_errors(text: str, summary: str) -> None:
+    findings = run_checks(discover(plugins=False), load_facts(text, "in.txt")).findings()
+    assert not [f for f in findings if f.severity.value == "error"]
+    assert any(summary in f.summary for f in findings)
+
+
+def test_a_collect_env_cpu_build_answering_false_beside_a_cuda_run_is_the_cpu_build() -> None:
+    text = (">>> torch.cuda.is_available()\nTrue\n\n>>> torch.cuda.is_available()\nFalse\n\n"
+            "PyTorch version: 2.1.0.dev20230905\nIs debug build: False\nCUDA used to build PyTorch: Could not collect\n"
+            "ROCM used to build PyTorch: N/A\n\nOS: Ubuntu 22.04.3 LTS (x86_64)\nIs CUDA available: False\n")
+    codes = _codes(text)
+    assert "paste.cpu-build" in codes and "paste.gpu-hidden-in-one-run" not in codes
+
+
+def test_an_extension_without_cuda_on_a_mac_is_the_mac_s_missing_cuda() -> None:
+    text = ("/Users/me/gsa/ms_deform_attn.py:31: UserWarning: Failed to load custom C++ ops. Running on CPU mode Only!\n"
+            "Mac 12.4, M1\n")
+    assert "paste.macos-no-cuda" in _codes(text) and "paste.extension-build-without-cuda" not in _codes(text)

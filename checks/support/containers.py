@@ -15,10 +15,11 @@ LINKS = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/late
 DOCKER_TEST = "docker run --rm --gpus all ubuntu nvidia-smi -L"
 CAPABILITIES = "NVIDIA_DRIVER_CAPABILITIES=compute,utility"
 # messages that a program finds no GPU, no driver or no CUDA where it runs
-FAILING = ("no-driver", "no-device", "libcuda-missing", "cuda-unavailable", "smi-no-driver", "gpu-unused-unexplained")
+FAILING = ("no-driver", "no-device", "libcuda-missing", "cuda-unavailable", "smi-no-driver", "gpu-unused-unexplained",
+           "container-without-driver")
 # messages only a working GPU prints: the container had the GPU
 WORKING = ("out-of-memory", "device-side-assert", "tensors-on-different-devices", "misaligned-address",
-           "invalid-launch-configuration",
+           "invalid-launch-configuration", "float16-not-efficient", "cudnn-plan-declined",
            "ranks-share-a-gpu", "illegal-memory-access", "bfloat16-needs-ampere", "gpu-slower-than-cpu",
            "is-available-not-called", "gpu-waits-for-data")
 EVIDENCE = ("paste.container.run", "paste.container.no_gpu", "torch.init_error")

@@ -34,6 +34,23 @@ CAUSES: Dict[str, Cause] = {
                            "with native kernels (sm_XY) for this GPU so that no PTX has to be compiled.",
                            ("nvidia-smi", 'python -c "import torch; print(torch.__version__, torch.version.cuda, '
                             'torch.cuda.get_arch_list())"')),
+    "container-without-driver": Cause(E, "the container reaches no NVIDIA driver (its image says 'The NVIDIA Driver "
+                                         "was not detected'): it was started without the NVIDIA runtime",
+                                      "Start it with the GPUs: docker run --gpus all (Docker 19.03+ with the NVIDIA "
+                                      "Container Toolkit), or nvidia-docker run / --runtime=nvidia on older setups; the "
+                                      "host's nvidia-smi must work first.",
+                                      ("nvidia-smi", "docker run --rm --gpus all ubuntu nvidia-smi -L")),
+    "cufft-internal-error": Cause(W, "cuFFT failed inside torch (CUFFT_INTERNAL_ERROR): the cuFFT of torch builds for "
+                                     "CUDA 11.7 and older does not run on Ada and Hopper GPUs (RTX 40 series, L4, H100)",
+                                  "Install a torch build for CUDA 11.8 or newer (cu118+), whose cuFFT supports these GPUs; "
+                                  "on other GPUs, report the failing call with torch.__version__.",
+                                  ('python -c "import torch; print(torch.__version__, torch.version.cuda, '
+                                   'torch.cuda.get_device_name(0))"',
+                                   "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu118")),
+    "uvm-not-loaded": Cause(E, "the nvidia_uvm kernel module is not loaded: CUDA needs it, nvidia-smi does not",
+                            "Load it on the host (a container cannot), and have it load at boot; nvidia-modprobe "
+                            "also creates /dev/nvidia-uvm. Start the container again afterwards.",
+                            ("sudo modprobe nvidia-uvm", "sudo nvidia-modprobe -u -c=0", "ls -l /dev/nvidia-uvm")),
     "kernel-module-missing": Cause(E, "the NVIDIA kernel module is not built or not loaded for the running kernel (on a "
                                       "new install most often Secure Boot refusing it, or the module not built for "
                                       "this kernel)",
@@ -274,6 +291,9 @@ SHARED_CAUSE: Dict[str, str] = {
     "gpu-too-old": "gpu.arch-too-old",
     "ptx-toolchain": "driver.too-old-for-torch",
     "kernel-module-missing": "driver.not-loaded",
+    "uvm-not-loaded": "driver.uvm",
+    "cufft-internal-error": "gpu.arch-too-new",
+    "container-without-driver": "platform.container",
     "docker-gpus-flag": "platform.container",
     "container-toolkit-timeout": "gpu.exclusive-mode",
     "extension-toolkit-mismatch": "toolkit.mismatch",

@@ -53,6 +53,14 @@ RUNNING: Dict[str, Cause] = {
                                    "wrong shape); run with CUDA_LAUNCH_BLOCKING=1 to find the kernel. If every CUDA "
                                    "program fails this way, look for Xid errors in the kernel log (hardware).",
                                    ("CUDA_LAUNCH_BLOCKING=1 python train.py", "sudo dmesg | grep -i xid")),
+    "float16-not-efficient": Cause(NOTE, "the CUDA environment works: this GPU has no fast float16 (GPUs before "
+                                         "Volta, such as the GTX 10 series), which the program asked for",
+                                   "Not an installation problem: ask for another compute type (faster-whisper and "
+                                   "CTranslate2: compute_type=\"int8\" or \"float32\").", ()),
+    "cudnn-plan-declined": Cause(NOTE, "the CUDA environment works: cuDNN declined one convolution plan and torch used "
+                                       "another ('Plan failed with a cudnnException' is a warning)",
+                                 "Not an installation problem: the warning is harmless (torch 2.3 and 2.4 print it "
+                                 "with cuDNN 9); look for the real error elsewhere in the log.", ()),
     "bfloat16-needs-ampere": Cause(NOTE, "the CUDA environment works: the model asks for bfloat16, which this GPU "
                                          "lacks (it needs compute capability 8.0)",
                                    "Not an installation problem: run the model in float16 instead (vLLM: --dtype "

@@ -180,6 +180,7 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     if base is not None:  # collect_env's own fields are its parser's to read
         observations = [o for o in observations if not (o.fmt == "env report" and _COLLECT_ENV_LABEL.match(o.quote))]
     observations = availability.with_availability(observations) + _arch_only(observations)
+    observations += availability.extension_c_missing(body, observations)
     observations += availability.mac_asks_cuda(body, observations)
     observations += availability.said_unused(body, observations)
     observations += availability.on_colab(body, observations)

@@ -74,6 +74,24 @@ def in_desktop_vm(body: Body, observations: List[Observation]) -> List[Observati
     return _signature_at(body, Sig.VM_NO_GPU, lambda text: _DESKTOP_VM.search(text) is not None, "virtual machine")
 
 
+_FRAME = re.compile(r"^\s*File \"([^\"]+\.py)\", line \d+")
+_TORCH_FILE = re.compile(r"[/\\]torch[/\\]")
+
+
+def extension_c_missing(body: Body, observations: List[Observation]) -> List[Observation]:
+    """"NameError: name '_C' is not defined" raised in a project's own file: its compiled ops (_C) did not build or
+    load (GroundingDINO and the projects that copy its ops). Raised in torch's own files it is torch's C extension
+    missing, which the import check reads."""
+    lines = [line.text for segment in body.segments for line in segment.lines]
+    if not any("name '_C' is not defined" in text for text in lines) or any(
+            o.path == "signature" for o in observations):
+        return []
+    frames = [m.group(1) for m in map(_FRAME.match, lines) if m]
+    if not frames or any(_TORCH_FILE.search(path) for path in frames):
+        return []
+    return _signature_at(body, Sig.EXT_BUILD_NO_CUDA, lambda text: "name '_C' is not defined" in text, "traceback")
+
+
 def mac_asks_cuda(body: Body, observations: List[Observation]) -> List[Observation]:
     """On a Mac, which has no CUDA, a paste that asks about CUDA and shows no message: CUDA is unavailable there."""
     if any(o.path == "signature" for o in observations) or not any(

@@ -39,6 +39,8 @@ _OOM = "the GPU works but ran out of memory: reduce the batch size or model size
 _COLAB = "the Colab runtime has no GPU (its usage limits, or none free)"
 _STARVED = "the GPU works; it waits for its data (too few DataLoader workers, slow storage or preprocessing)"
 CATALOGUE: Tuple[Signature, ...] = (
+    _s(Sig.NO_KERNEL_IMAGE, "hiperrornobinaryforgpu", r"hipErrorNoBinaryForGpu",  # ROCm's: no code object for the gfx
+       "the torch build or an extension has no kernels for this GPU's architecture", WARN),
     _s(Sig.NO_KERNEL_IMAGE, "invalid device function", r"\binvalid device function\b",
        "the torch build or an extension has no kernels for this GPU's architecture (invalid device function)", WARN),
     _s(Sig.NO_KERNEL_IMAGE, "not compiled for sm", r"\bnot compiled for SM ?\d+",
@@ -70,6 +72,12 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.HIP_NO_DEVICE, "hiperror", r"hipErrorNoDevice|no ROCm-capable device is detected|hipErrorInvalidDevice",
        _HIP, INIT),
     _s(Sig.HIP_NO_DEVICE, "no hip gpus", r"No HIP GPUs are available", _HIP, INIT),
+    # an NGC image's banner when the container reaches no driver
+    _s(Sig.CONTAINER_NO_DRIVER, "driver was not detected", r"The NVIDIA Driver was not detected\.\s+GPU functionality "
+       r"will not be available", "the container reaches no NVIDIA driver: it was started without the NVIDIA runtime"),
+    _s(Sig.UVM_MISSING, "uvm", r"Could not load UVM kernel module|failed to open /dev/nvidia-uvm|"
+       r"modprobe: FATAL: Module nvidia[-_]uvm not found",
+       "the nvidia_uvm kernel module is not loaded (CUDA needs it; nvidia-smi does not)"),
     _s(Sig.HIP_NO_DEVICE, "rock module", r"ROCk module is NOT loaded", _HIP),  # rocminfo: the amdgpu driver is not loaded
     _s(Sig.NO_DEVICE, "cuda", r"no CUDA-capable (?:device )?(?:is )?detected|No CUDA GPUs (?:are )?available|cudaErrorNoDevice|"
        r"cuda runtime error \((?:100|38)\)(?!\s*:\s*\w)",  # cudaErrorNoDevice's numbers after and before CUDA 10.1
@@ -156,10 +164,15 @@ CATALOGUE: Tuple[Signature, ...] = (
     # enabled" is torch's own and read before)
     _s(Sig.EXT_BUILD_NO_CUDA, "compiled with", r"(?<!Torch )\bnot compiled with (?:GPU|CUDA) support\b",
        "a compiled extension was built without its CUDA kernels (no CUDA toolkit or GPU where it was built)"),
+    # GroundingDINO's warning when its ops did not build, and detectron2's collect_env line saying it built without nvcc
+    _s(Sig.EXT_BUILD_NO_CUDA, "failed to load custom c++ ops", r"Failed to load custom C\+\+ ops\. Running on CPU mode Only",
+       "a compiled extension was built without its CUDA kernels (no CUDA toolkit or GPU where it was built)"),
+    _s(Sig.EXT_BUILD_NO_CUDA, "cuda compiler", r"^\s*Detectron2 CUDA Compiler\s+not available\b",
+       "a compiled extension was built without its CUDA kernels (no CUDA toolkit or GPU where it was built)"),
     _s(Sig.CUDA_HOME_UNSET, "cuda_home", r"CUDA_HOME environment variable is not set|"
        r"CUDA_HOME does not exist, unable to compile CUDA op",
        "building a CUDA extension needs the CUDA toolkit (nvcc); torch's wheels do not include it"),
-    _s(Sig.SHADOWED_CUDA, "undefined symbol", r"undefined symbol: (?:__nvJitLink\w*|cusparseSpSV\w*|cublas\w*|\w*cudnn\w*)",
+    _s(Sig.SHADOWED_CUDA, "undefined symbol", r"undefined symbol: (?:__nvJitLink\w*|cusparseSpSV\w*|cublas\w*|\w*cudnn\w*|nccl[A-Z]\w*)",
        "a system CUDA library on LD_LIBRARY_PATH shadows the one in torch's own nvidia-* wheels", IMPORT),
     # the loader's own words when one CUDA library finds another of a different release: "symbol
     # cublasLtHSHMatmulAlgoInit version libcublasLt.so.11 not defined in file libcublasLt.so.11 with link time reference"
@@ -293,6 +306,13 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the CUDA toolkit (nvcc) building an extension does not know the GPU architecture it was asked to compile for"),
     _s(Sig.ILLEGAL_ACCESS, "illegal", r"an illegal memory access was encountered|\bcudaErrorIllegalAddress\b",
        "the GPU runs CUDA; a kernel accessed memory it should not (a bug in the program or a library)", healthy=True),
+    _s(Sig.FP16_SLOW, "float16 compute type", r"Requested float16 compute type, but the target device or backend do not "
+       r"support efficient float16 computation", "the GPU works; it has no fast float16 (before Volta), which the "
+       "program asked for", healthy=True),
+    _s(Sig.CUDNN_PLAN, "plan failed with a cudnnexception", r"Plan failed with a cudnnException",
+       "the GPU works; cuDNN declined one convolution plan and torch used another (a warning)", healthy=True),
+    _s(Sig.CUFFT_INTERNAL, "cufft_internal_error", r"CUFFT_INTERNAL_ERROR",
+       "cuFFT failed inside the torch build: on Ada and Hopper GPUs, the cuFFT of CUDA 11.7 and older builds"),
     _s(Sig.BF16_UNSUPPORTED, "bfloat16", r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0",
        "the GPU works; the model asks for bfloat16, which GPUs before Ampere (8.0) lack", healthy=True),
     _s(Sig.NCCL_P2P, "peer access", r"peer access is not supported between these two devices|"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import re
+from urllib.parse import unquote
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
@@ -138,6 +139,8 @@ def split(text: str) -> Body:
                 current.append(Line(number, rest))
                 info = ""
             continue
+        if content.count("%20") > 1 and " " not in content.strip():  # a message pasted URL-encoded
+            content = unquote(content)
         if "\\" in content and not _OTHER_BACKSLASH.search(content):  # Markdown's escapes outside code, in a line
             content = _MD_ESCAPE.sub(r"\1", content)  # with no other backslash (a Windows path): torch.\_\_version\_\_
         want = Kind.QUOTE if quoted else Kind.PROSE

@@ -40,6 +40,8 @@ class Sig(enum.Enum):
     SECURE_BOOT = "secure-boot"
     PTX_TOOLCHAIN = "ptx-toolchain"
     MODULE_MISSING = "kernel-module-missing"
+    UVM_MISSING = "uvm-not-loaded"
+    CONTAINER_NO_DRIVER = "container-without-driver"  # an NGC image's banner: the container reaches no driver
     DOCKER_GPUS_FLAG = "docker-gpus-flag"
     TOOLKIT_TIMEOUT = "container-toolkit-timeout"
     EXT_TOOLKIT = "extension-toolkit-mismatch"
@@ -75,6 +77,9 @@ class Sig(enum.Enum):
     NVCC_ARCH = "nvcc-unsupported-arch"
     ILLEGAL_ACCESS = "illegal-memory-access"
     BF16_UNSUPPORTED = "bfloat16-needs-ampere"
+    FP16_SLOW = "float16-not-efficient"  # CTranslate2 (faster-whisper): the GPU has no fast float16
+    CUDNN_PLAN = "cudnn-plan-declined"  # torch's cuDNN frontend warning: one plan refused, another used
+    CUFFT_INTERNAL = "cufft-internal-error"
     NCCL_SYSTEM = "nccl-system-error"
     NCCL_CUDA = "nccl-cuda-error"
     CONDA_NO_CUDA = "conda-no-cudatoolkit"
