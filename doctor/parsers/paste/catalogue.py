@@ -37,6 +37,12 @@ _BUSY = "the GPU is in exclusive compute mode and another process holds it, or i
 _LOST = "the GPU stopped responding to the driver (power, cooling, PCIe link or firmware)"
 _OOM = "the GPU works but ran out of memory: reduce the batch size or model size"
 _COLAB = "the Colab runtime has no GPU (its usage limits, or none free)"
+_BNB_CPU = "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"
+_EXT_NO_CUDA = "a compiled extension was built without its CUDA kernels (no CUDA toolkit or GPU where it was built)"
+_LAUNCH = "the GPU works; a kernel was launched with a grid or block size it cannot run (a bug in that code)"
+_SHM = "NCCL could not create its shared memory in /dev/shm (a container's small default)"
+_TV_CUDA = "torchvision was built for another CUDA than torch"
+_SECURE_BOOT = "Secure Boot refuses the unsigned NVIDIA kernel module, so the driver never loads"
 _STARVED = "the GPU works; it waits for its data (too few DataLoader workers, slow storage or preprocessing)"
 CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.NO_KERNEL_IMAGE, "hiperrornobinaryforgpu", r"hipErrorNoBinaryForGpu",  # ROCm's: no code object for the gfx
@@ -123,9 +129,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"Unknown builtin op: torchvision::\w+",
        "torchvision was built for a different torch", "torchvision.import_error"),
     _s(Sig.TORCHVISION_CUDA, "compiled with different cuda", r"PyTorch and torchvision were compiled with different CUDA "
-       r"(?:major )?versions", "torchvision was built for another CUDA than torch", "torchvision.import_error"),
+       r"(?:major )?versions", _TV_CUDA, "torchvision.import_error"),
     _s(Sig.TORCHVISION_CUDA, "torchvision has cuda version", r"PyTorch has CUDA Version\s*=\s*[\d.]+ and torchvision has "
-       r"CUDA Version\s*=\s*[\d.]+", "torchvision was built for another CUDA than torch", "torchvision.import_error"),
+       r"CUDA Version\s*=\s*[\d.]+", _TV_CUDA, "torchvision.import_error"),
     _s(Sig.FLASH_ATTN_ARCH, "flashattention only supports", r"FlashAttention only supports Ampere GPUs or newer",
        "flash-attn refuses this GPU: its kernels need Ampere (sm_80) or newer; torch itself works"),
     _s(Sig.FLASH_ATTN_ABI, "flash_attn", r"flash_attn\w*\.(?:cpython[\w.-]*\.so|pyd)[^\n]*undefined symbol",
@@ -153,22 +159,22 @@ CATALOGUE: Tuple[Signature, ...] = (
        "a library (torch's) is built for another CPU architecture than the Python process loading it"),
     _s(Sig.BNB_NO_GPU, "bitsandbytes", r"bitsandbytes was compiled without GPU support|bitsandbytes[^\n]*"
        r"(?:CUDA Setup failed|could not find the CUDA runtime|no GPU detected)",
-       "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
+       _BNB_CPU),
     _s(Sig.BNB_NO_GPU, "setup", r"CUDA Setup failed despite GPU being available|CUDA[ _]SETUP:.*\blibcuda\.so not found",
-       "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
+       _BNB_CPU),
     _s(Sig.BNB_NO_GPU, "libbitsandbytes_cpu", r"^\s*bin\s+\S*libbitsandbytes_cpu\.(?:so|dll)\b",
-       "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"),
+       _BNB_CPU),
     _s(Sig.EXT_BUILD_NO_CUDA, "cuda is not availabel", r"NotImplementedError: Cuda is not availabel",
        "a CUDA extension's setup script refuses to build: it needs a CUDA toolkit (CUDA_HOME) and torch seeing a GPU"),
     # detectron2, maskrcnn-benchmark, old torchvision and mmcv ops built without CUDA ("Torch not compiled with CUDA
     # enabled" is torch's own and read before)
     _s(Sig.EXT_BUILD_NO_CUDA, "compiled with", r"(?<!Torch )\bnot compiled with (?:GPU|CUDA) support\b",
-       "a compiled extension was built without its CUDA kernels (no CUDA toolkit or GPU where it was built)"),
+       _EXT_NO_CUDA),
     # GroundingDINO's warning when its ops did not build, and detectron2's collect_env line saying it built without nvcc
     _s(Sig.EXT_BUILD_NO_CUDA, "failed to load custom c++ ops", r"Failed to load custom C\+\+ ops\. Running on CPU mode Only",
-       "a compiled extension was built without its CUDA kernels (no CUDA toolkit or GPU where it was built)"),
+       _EXT_NO_CUDA),
     _s(Sig.EXT_BUILD_NO_CUDA, "cuda compiler", r"^\s*Detectron2 CUDA Compiler\s+not available\b",
-       "a compiled extension was built without its CUDA kernels (no CUDA toolkit or GPU where it was built)"),
+       _EXT_NO_CUDA),
     _s(Sig.CUDA_HOME_UNSET, "cuda_home", r"CUDA_HOME environment variable is not set|"
        r"CUDA_HOME does not exist, unable to compile CUDA op",
        "building a CUDA extension needs the CUDA toolkit (nvcc); torch's wheels do not include it"),
@@ -229,11 +235,11 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"\b(?:[Tt]he|he) detected CUDA version \(\d+\.\d+\) mismatches the version that was used to compile",
        "building a CUDA extension: the CUDA toolkit (nvcc) is another CUDA major than torch was built with"),
     _s(Sig.SECURE_BOOT, "could not insert", r"could not insert 'nvidia\w*': (?:Key was rejected by service|Required key not available)",
-       "Secure Boot refuses the unsigned NVIDIA kernel module, so the driver never loads"),
+       _SECURE_BOOT),
     # the driver installer's failure, told together with Secure Boot (a title, or the reporter's words)
     _s(Sig.SECURE_BOOT, "secure boot", r"\bSecure ?Boot\b.{0,80}\bUnable to load the kernel module '?nvidia|"
        r"\bUnable to load the kernel module '?nvidia\.ko'?.{0,80}\bSecure ?Boot\b",
-       "Secure Boot refuses the unsigned NVIDIA kernel module, so the driver never loads"),
+       _SECURE_BOOT),
     _s(Sig.PAGING_FILE, "1455", r"\[WinError 1455\]|The paging file is too small for this operation",
        "Windows could not map torch's CUDA DLLs: its paging file (virtual memory) is too small"),
     _s(Sig.WIN_DLL, "dll", r"\b[Ee]rr?or? loading\s*[\"\u201c\u201d']?[^\"\u201c\u201d\n]*?\b\w+\.dll\b[^\n]*?or one of its "
@@ -321,9 +327,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"ncclSystemError", "NCCL could not set up communication between the ranks"),
     # NCCL's own WARN lines when /dev/shm is too small (a container's 64 MB default)
     _s(Sig.NCCL_SYSTEM, "shared memory segment", r"Error while creating shared memory segment\s+/dev/shm/nccl",
-       "NCCL could not create its shared memory in /dev/shm (a container's small default)"),
+       _SHM),
     _s(Sig.NCCL_SYSTEM, "posix_fallocate", r"Call to posix_fallocate failed\s*:\s*No space left on device",
-       "NCCL could not create its shared memory in /dev/shm (a container's small default)"),
+       _SHM),
     _s(Sig.DUPLICATE_GPU, "duplicate gpu detected", r"Duplicate GPU detected",
        "the GPU works; several distributed ranks run on one GPU (more processes than GPUs, or each rank left on "
        "cuda:0)", healthy=True),
@@ -349,11 +355,11 @@ CATALOGUE: Tuple[Signature, ...] = (
        healthy=True),
     # a kernel launched with a grid or block size the GPU cannot run: the program's bug, not the install's
     _s(Sig.LAUNCH_CONFIG, "cuda runtime error (9)", r"cuda runtime error \(9\)(?!\d)",  # its number before CUDA 10.1
-       "the GPU works; a kernel was launched with a grid or block size it cannot run (a bug in that code)",
+       _LAUNCH,
        healthy=True),
     _s(Sig.LAUNCH_CONFIG, "invalid configuration argument", r"CUDA error: invalid configuration argument|"
        r"\bcudaErrorInvalidConfiguration\b",
-       "the GPU works; a kernel was launched with a grid or block size it cannot run (a bug in that code)",
+       _LAUNCH,
        healthy=True),
     _s(Sig.MISALIGNED, "misaligned address", r"\bmisaligned address\b",
        "the GPU works; a kernel in the program or a library read a misaligned address (a bug in that code)",
