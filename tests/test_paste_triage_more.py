@@ -609,3 +609,53 @@ def test_an_extension_without_cuda_on_a_mac_is_the_mac_s_missing_cuda() -> None:
     text = ("/Users/me/gsa/ms_deform_attn.py:31: UserWarning: Failed to load custom C++ ops. Running on CPU mode Only!\n"
             "Mac 12.4, M1\n")
     assert "paste.macos-no-cuda" in _codes(text) and "paste.extension-build-without-cuda" not in _codes(text)
+
+
+@pytest.mark.parametrize("text, code", [
+    ("ImportError: /env/site-packages/torchvision/_C.cpython-36m-x86_64-linux-gnu.so: undefined symbol: "
+     "_ZN3c106Device8validateEv\n", "paste.torchvision-nms"),
+    ("ImportError：torchvision/_C.so:undefined symbol: _ZN3c105ErrorC1E\n", "paste.torchvision-nms"),
+    ("The versions seem not to match: there is an import error about the symbol "
+     "`_ZN6caffe26detail36_typeMetaDataInstance_preallocated_7E`.\n", "paste.extension-abi"),
+    ("THCudaCheck FAIL file=torch/extra/cutorch/lib/THC/THCGeneral.c line=70 error=30 : unknown error\n",
+     "paste.error-999"),
+    ("E cuda_driver.cc:268] failed call to cuInit: CUDA_ERROR_UNKNOWN: unknown error\n", "paste.error-999"),
+    ("variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.\n",
+     "paste.error-999"),
+])
+def test_symbols_and_unknown_errors_of_every_era_are_read(text: str, code: str) -> None:
+    codes = _codes(text)
+    judged = {"paste.error-999": "driver.uvm"}  # the driver check judges error 999 from the facts on Linux
+    assert code in codes or _shared(code) in codes or judged.get(code) in codes
+
+
+def test_a_symbol_told_in_a_title_and_in_torchvision_s_library_is_torchvision_s() -> None:
+    text = ("_C.cpython-36m-x86_64-linux-gnu.so: undefined symbol: _ZN3c106Device8validateEv\n\n"
+            "ImportError: /env/site-packages/torchvision/_C.cpython-36m-x86_64-linux-gnu.so: undefined symbol: "
+            "_ZN3c106Device8validateEv\n")
+    codes = _codes(text)
+    assert "paste.torchvision-nms" in codes or "torchvision.import-failed" in codes
+    assert "paste.extension-abi" not in codes
+
+
+def test_cudnn_s_cnn_infer_warning_is_a_warning_and_a_failed_load_an_error() -> None:
+    warning = ("conv.py:456: UserWarning: Attempt to open cnn_infer failed: handle=0 error: libcudnn_cnn_infer.so.8: "
+               "cannot open shared object file: No such file or directory\n")
+    found = _problems(warning)
+    assert [(f.code, f.severity.value) for f in found] == [("paste.cudnn-cnn-infer-warning", "warning")]
+    failed = warning + "Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open\n"
+    assert "paste.cudnn-missing" in _codes(failed)
+
+
+def test_a_driver_message_retold_explains_the_run_that_answered_false() -> None:
+    text = (">>> torch.cuda.is_available()\nTrue\n\nAfter updating pytorch to 1.2:\n>>> torch.cuda.is_available()\n"
+            "False\n\nWhen I run my program the message says my Nvidia version is too old.\n")
+    codes = _codes(text)
+    assert "paste.driver-too-old" in codes and "paste.gpu-hidden-in-one-run" not in codes
+
+
+def test_libtorch_s_cmake_config_without_the_cuda_toolkit_is_the_missing_cuda_libraries() -> None:
+    text = ("CMake Error at torch/share/cmake/Caffe2/Caffe2Config.cmake:90 (message):\n"
+            "  Your installed Caffe2 version uses CUDA but I cannot find the CUDA\n  libraries.  Please set the proper CUDA "
+            "prefixes and / or install CUDA.\n")
+    assert "paste.linker-without-cuda-libs" in _codes(text)

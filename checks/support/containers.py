@@ -20,6 +20,7 @@ FAILING = ("no-driver", "no-device", "libcuda-missing", "cuda-unavailable", "smi
 # messages only a working GPU prints: the container had the GPU
 WORKING = ("out-of-memory", "device-side-assert", "tensors-on-different-devices", "misaligned-address",
            "invalid-launch-configuration", "float16-not-efficient", "cudnn-plan-declined",
+           "cudnn-cnn-infer-warning",
            "ranks-share-a-gpu", "illegal-memory-access", "bfloat16-needs-ampere", "gpu-slower-than-cpu",
            "is-available-not-called", "gpu-waits-for-data")
 EVIDENCE = ("paste.container.run", "paste.container.no_gpu", "torch.init_error")

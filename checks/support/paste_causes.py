@@ -292,6 +292,7 @@ SHARED_CAUSE: Dict[str, str] = {
     "ptx-toolchain": "driver.too-old-for-torch",
     "kernel-module-missing": "driver.not-loaded",
     "uvm-not-loaded": "driver.uvm",
+    "cudnn-cnn-infer-warning": "libs.missing",  # a library torch asks for is not there
     "cufft-internal-error": "gpu.arch-too-new",
     "container-without-driver": "platform.container",
     "docker-gpus-flag": "platform.container",

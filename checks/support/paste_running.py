@@ -61,6 +61,13 @@ RUNNING: Dict[str, Cause] = {
                                        "another ('Plan failed with a cudnnException' is a warning)",
                                  "Not an installation problem: the warning is harmless (torch 2.3 and 2.4 print it "
                                  "with cuDNN 9); look for the real error elsewhere in the log.", ()),
+    "cudnn-cnn-infer-warning": Cause(W, "cuDNN's cnn_infer library does not load: torch warns ('Attempt to open "
+                                        "cnn_infer failed') and goes on without it; the cuDNN install is incomplete",
+                                     "The GPU works, but a cuDNN library torch asks for is missing from the loader's "
+                                     "path or the image, and convolutions may fall back or fail: reinstall torch so that "
+                                     "its nvidia-cudnn wheel comes with it, or add the library's folder to the path "
+                                     "(in an image: install the cuDNN package it lacks).",
+                                     ("pip list | grep -i cudnn", "ldconfig -p | grep cudnn_cnn")),
     "bfloat16-needs-ampere": Cause(NOTE, "the CUDA environment works: the model asks for bfloat16, which this GPU "
                                          "lacks (it needs compute capability 8.0)",
                                    "Not an installation problem: run the model in float16 instead (vLLM: --dtype "
@@ -77,11 +84,12 @@ RUNNING: Dict[str, Cause] = {
                              "the nccl package), peer-to-peer between the GPUs failing (try NCCL_P2P_DISABLE=1), or a "
                              "GPU that faulted (look for Xid errors).",
                              ("NCCL_DEBUG=INFO python train.py", "nvidia-smi topo -m", "sudo dmesg | grep -i xid")),
-    "linker-without-cuda-libs": Cause(W, "building an extension: the linker cannot find the CUDA runtime library "
-                                         "(cannot find -lcudart)",
-                                      "The extension links against the CUDA toolkit's libraries: install the toolkit "
-                                      "(or, in conda, cuda-cudart-dev of torch's CUDA version) and point the build at "
-                                      "it with CUDA_HOME; the linker searches $CUDA_HOME/lib64.",
+    "linker-without-cuda-libs": Cause(W, "building against torch: the CUDA toolkit's libraries are not found (the "
+                                         "linker's 'cannot find -lcudart', or CMake's 'cannot find the CUDA libraries')",
+                                      "A CUDA build of torch (or libtorch) links its users against the CUDA toolkit's "
+                                      "libraries: install the toolkit (or, in conda, cuda-cudart-dev of torch's CUDA "
+                                      "version) and point the build at it with CUDA_HOME (CMake: CUDAToolkit_ROOT); "
+                                      "for a CPU-only build, build against the CPU-only torch or libtorch instead.",
                                       ("ls \"$CUDA_HOME/lib64\" | grep cudart", "nvcc --version")),
     "nccl-peer-access": Cause(W, "NCCL's peer-to-peer transport fails: the machine does not give these GPUs peer "
                                  "access to each other (torch and CUDA themselves work)",

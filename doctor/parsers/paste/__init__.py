@@ -139,6 +139,19 @@ def _derive(facts: Facts, found: Tuple[Sig, ...]) -> Facts:
     return dataclasses.replace(facts, torch=torch, platform=platform)
 
 
+_MANGLED = re.compile(r"_ZN\w+")
+
+
+def _one_library(observations: List[Observation]) -> List[Observation]:
+    """A missing symbol told twice, once without its library (a title) and once naming torchvision's own library: it
+    is torchvision's, not another extension's."""
+    named = {m.group() for o in observations if o.value is Sig.TORCHVISION_NMS for m in _MANGLED.finditer(o.quote)}
+    if not named:
+        return observations
+    return [o for o in observations if not (o.value is Sig.EXTENSION_ABI
+                                            and {m.group() for m in _MANGLED.finditer(o.quote)} & named)]
+
+
 def _arch_only(observations: List[Observation]) -> List[Observation]:
     """A GPU the paste names only by its compute capability ("sm_120", "SM 12.0"), where no product name is given,
     or by a name sold with several chips ("GT 730, compute capability 3.5")."""
@@ -179,7 +192,7 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     observations.sort(key=lambda o: o.line)  # "first" means first in the paste, whichever parser read it
     if base is not None:  # collect_env's own fields are its parser's to read
         observations = [o for o in observations if not (o.fmt == "env report" and _COLLECT_ENV_LABEL.match(o.quote))]
-    observations = availability.with_availability(observations) + _arch_only(observations)
+    observations = availability.with_availability(_one_library(observations)) + _arch_only(observations)
     observations += availability.extension_c_missing(body, observations)
     observations += availability.mac_asks_cuda(body, observations)
     observations += availability.said_unused(body, observations)

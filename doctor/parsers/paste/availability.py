@@ -22,11 +22,12 @@ def _unavailable(observations: List[Observation]) -> List[Observation]:
     answers = [o for o in observations if o.path == "torch.is_available"]
     said = next((o for o in answers if o.value is False), None)
     works = next((o for o in answers if o.value is True), None)
-    if said is not None and works is not None:
+    explained = any(o.path == "signature" and o.value not in _NO_GPU_HERE for o in observations)
+    if said is not None and works is not None and not explained:  # a message saying why is what the False run met
         lines = f"True on line {works.line}, False on line {said.line}"
         return [dataclasses.replace(said, path=CUDA_FLIPS, value=lines)]
     none = next((o for o in observations if o.path == "signature" and o.value in _NO_GPU_HERE), None)
-    if works is not None and none is not None:  # torch saw the GPU, then a run of the program saw none
+    if works is not None and none is not None and not explained:  # torch saw the GPU, then a run saw none
         lines = f"True on line {works.line}, then '{none.quote.strip()[:120]}' on line {none.line}"
         return [dataclasses.replace(none, path=CUDA_FLIPS, value=lines)]
     if any(o.path == "signature" for o in observations):
@@ -115,7 +116,7 @@ _SAID_UNUSED = re.compile(
     r"|\bno\s+(?:NVIDIA\s+|CUDA\s+)?GPUs?\s+(?:was\s+|were\s+|is\s+)?(?:detected|found|recogni[sz]ed)\b"
     r"|\b(?:shows?|showing|says|finds|sees|detects|lists)\s+no\s+(?:NVIDIA\s+|CUDA\s+)?(?:GPUs?|CUDA devices?)\b"
     r"|(?:检测不到|识别不到|找不到|无法使用|不能使用|没有使用|没用上|用不了|调用不了|无法调用|未检测到|没有检测到)\s*(?:GPU|显卡|CUDA)"
-    r"|(?:GPU|显卡|CUDA)\s*(?:不可用|用不了|无法使用|没有被?使用|未被使用|识别不到|检测不到)", re.I)
+    r"|(?:GPU|显卡|CUDA)\s*(?:不可用|用不了|无法使用|没有被?使用|没有?用上|未被使用|识别不到|检测不到)", re.I)
 _WORKS = ("torch.is_available", "framework_cpu")  # torch answering True, or a setting that keeps it on the CPU
 
 

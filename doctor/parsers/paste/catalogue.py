@@ -45,6 +45,9 @@ _TV_CUDA = "torchvision was built for another CUDA than torch"
 _SECURE_BOOT = "Secure Boot refuses the unsigned NVIDIA kernel module, so the driver never loads"
 _STARVED = "the GPU works; it waits for its data (too few DataLoader workers, slow storage or preprocessing)"
 CATALOGUE: Tuple[Signature, ...] = (
+    # torch warns and goes on when cuDNN's cnn_infer library does not open (torch 2.0/2.1 with cuDNN 8)
+    _s(Sig.CUDNN_INFER_WARNING, "cnn_infer", r"Attempt to open cnn_infer failed",
+       "torch could not open cuDNN's cnn_infer library and warned (the run goes on without it)"),
     _s(Sig.NO_KERNEL_IMAGE, "hiperrornobinaryforgpu", r"hipErrorNoBinaryForGpu",  # ROCm's: no code object for the gfx
        "the torch build or an extension has no kernels for this GPU's architecture", WARN),
     _s(Sig.NO_KERNEL_IMAGE, "invalid device function", r"\binvalid device function\b",
@@ -70,6 +73,10 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the host's NVIDIA driver is older than the CUDA the container image requires", INIT),
     _s(Sig.DRIVER_TOO_OLD, "driver on your system is too old", r"NVIDIA driver on your system is too old(?: \(found version \d+\))?",
        "the NVIDIA driver is older than the CUDA runtime torch was built with", INIT),
+    # the same message retold: "the message says my Nvidia version is too old"
+    _s(Sig.DRIVER_TOO_OLD, "too old", r"\b(?:says|said|saying|tells? me|told me|complains?)\s+(?:that\s+)?(?:my|the)\s+"
+       r"(?:NVIDIA\s+|Nvidia\s+|nvidia\s+)?(?:driver|version|driver version)\s+is\s+too\s+old\b",
+       "the NVIDIA driver is older than the CUDA runtime torch was built with"),
     _s(Sig.NOT_COMPILED, "not compiled with cuda", r"Torch not compiled with CUDA enabled",
        "torch is a CPU-only build (or macOS, which has no CUDA)", INIT),
     _s(Sig.NO_DRIVER, "nvidia driver", r"Found no NVIDIA driver on your system|\bNo NVIDIA drivers? (?:was |were )?found "
@@ -98,8 +105,13 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.ERR_804, "forward compatibility", r"forward compatibility was attempted on non supported HW|Error 804",
        "error 804: CUDA forward-compatibility libraries on a GPU that does not support them (often a container image)", INIT),
     _s(Sig.ERR_999, "unknown error", r"CUDA unknown error|cudaErrorUnknown|Error 999|CUDA error: unknown error|"
-       r"cuda runtime error \(30\) : unknown error",  # cudaErrorUnknown's number before CUDA 10.1
+       r"cuda runtime error \(30\) : unknown error|"  # cudaErrorUnknown's number before CUDA 10.1
+       r"\berror=30 : unknown error|cuInit: CUDA_ERROR_UNKNOWN",  # Lua torch's THCudaCheck; the driver API's name
        "error 999: the driver is in a bad state (often after suspend: nvidia_uvm needs reloading)", INIT),
+    # the tail of torch's "CUDA initialization: CUDA unknown error - this may be due to ..." warning
+    _s(Sig.ERR_999, "setting the available devices to be zero", r"CUDA_VISIBLE_DEVICES after program start\. Setting "
+       r"the available devices to be zero", "error 999: the driver is in a bad state (often after suspend: nvidia_uvm "
+       "needs reloading)", INIT),
     _s(Sig.NVML_MISMATCH, "version mismatch", r"(?:Failed to initialize NVML: )?Driver/library version mismatch",
        "the NVIDIA kernel module and user-space libraries differ: the driver was updated without a reboot",
        "driver.nvml_error_text"),
@@ -121,6 +133,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.INVALID_ORDINAL, "invalid device ordinal", r"invalid device ordinal",
        "the code asks for a GPU index that this process cannot see (CUDA_VISIBLE_DEVICES or the device count)"),
     _s(Sig.TORCHVISION_NMS, "custom c++ ops", r"Couldn't load custom C\+\+ ops",
+       "torchvision was built for a different torch", "torchvision.import_error"),
+    # torchvision's own compiled library missing a symbol of torch: built for another torch release
+    _s(Sig.TORCHVISION_NMS, "undefined symbol", r"torchvision[/\\]_C[\w.-]*\.(?:so|pyd)\s*:\s*undefined symbol",
        "torchvision was built for a different torch", "torchvision.import_error"),
     # torchvision's operators exist but have no CUDA kernels: a CPU-only torchvision beside a CUDA torch
     _s(Sig.TORCHVISION_CUDA, "torchvision::", r"Could not run 'torchvision::\w+' with arguments from the 'CUDA' backend",
@@ -147,6 +162,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        "torch's own libraries do not match each other: files of two torch versions are mixed", IMPORT),
     _s(Sig.EXTENSION_ABI, "undefined symbol", r"(?:^|[\s/\\'\"])(?!libtorch|libc10|libcaffe2|libshm)[\w-]+(?:\.(?:cpython|abi3)[\w.-]*)?\.(?:so|pyd)\b"
        r"[^\n]*undefined symbol: [*`'\"]*_ZNK?\d*(?:at|c10|caffe2|torch)\d",
+       "a compiled extension was built against another torch than the installed one (a C++ symbol of torch is undefined)"),
+    # the same told without the library's name: "an import error about the symbol `_ZN6caffe2...`"
+    _s(Sig.EXTENSION_ABI, "the symbol", r"\bthe symbol\s+[`*'\"]*_ZNK?\d*(?:at|c10|caffe2|torch)\d\w*",
        "a compiled extension was built against another torch than the installed one (a C++ symbol of torch is undefined)"),
     _s(Sig.XFORMERS_MISMATCH, "xformers was built for", r"xFormers was built for",
        "xformers was built for a different torch, CUDA or Python than the installed ones"),
@@ -308,6 +326,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        "NCCL hit a CUDA error between the GPUs"),
     _s(Sig.LINK_CUDA, "cannot find -l", r"\bld(?:\.\w+)?: cannot find -l(?:cudart|cuda|cublas\w*|cusparse|curand|cufft|nvrtc)\b",
        "building an extension: the linker finds no CUDA library to link against"),
+    # libtorch's CMake config (Caffe2Config.cmake) of a CUDA build, configured where no CUDA toolkit is found
+    _s(Sig.LINK_CUDA, "caffe2 version uses cuda", r"Your installed Caffe2 version uses CUDA but I cannot find the CUDA",
+       "building against torch: CMake finds no CUDA toolkit for a CUDA build of torch"),
     _s(Sig.NVCC_ARCH, "unsupported gpu architecture", r"nvcc fatal\s*:\s*Unsupported gpu architecture",
        "the CUDA toolkit (nvcc) building an extension does not know the GPU architecture it was asked to compile for"),
     _s(Sig.ILLEGAL_ACCESS, "illegal", r"an illegal memory access was encountered|\bcudaErrorIllegalAddress\b",

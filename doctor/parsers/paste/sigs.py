@@ -78,7 +78,8 @@ class Sig(enum.Enum):
     ILLEGAL_ACCESS = "illegal-memory-access"
     BF16_UNSUPPORTED = "bfloat16-needs-ampere"
     FP16_SLOW = "float16-not-efficient"  # CTranslate2 (faster-whisper): the GPU has no fast float16
-    CUDNN_PLAN = "cudnn-plan-declined"  # torch's cuDNN frontend warning: one plan refused, another used
+    CUDNN_PLAN = "cudnn-plan-declined"
+    CUDNN_INFER_WARNING = "cudnn-cnn-infer-warning"  # torch's cuDNN frontend warning: one plan refused, another used
     CUFFT_INTERNAL = "cufft-internal-error"
     NCCL_SYSTEM = "nccl-system-error"
     NCCL_CUDA = "nccl-cuda-error"
