@@ -11,7 +11,8 @@ from gpudoctor.checks.support import mac_containers as _mac
 from gpudoctor.checks.support import vendors as _vendors
 from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks import packages as pk
-from gpudoctor.facts import Facts, NvmlError
+from gpudoctor.checks.support.paste_notes import extras
+from gpudoctor.facts import Facts, NvmlError, Source
 from gpudoctor.facts.containers import wsl_distro
 from gpudoctor.facts.derive import derived
 from gpudoctor.model import Finding, Fix, Severity
@@ -277,8 +278,12 @@ def no_nvidia_gpu(facts: Facts) -> Iterator[Finding]:
         seen.append("no NVIDIA driver, kernel module or /dev/nvidia* device")
     if not seen:
         raise skip("whether this machine has an NVIDIA GPU is not known")
+    # in a pasted report about CUDA failing, the missing GPU is the answer; on a machine checked as it is, a fact
+    pasted = Source.parse(facts.meta.source) in (Source.PASTE, Source.COLLECT_ENV)
+    failing = facts.torch.is_available is False or bool(extras(facts, "paste.signature"))
     yield Finding(
-        "platform.no-nvidia-gpu", Severity.INFO, "this machine has no NVIDIA GPU: torch can only use the CPU here",
+        "platform.no-nvidia-gpu", Severity.WARNING if pasted and failing else Severity.INFO,
+        "this machine has no NVIDIA GPU: torch can only use the CPU here",
         f"Observed: {'; '.join(seen)}.",
         Fix("If the machine does have an NVIDIA GPU, look for it; otherwise the CPU build of torch is the one to use.",
             ("Get-PnpDevice -Class Display" if _fix.is_windows(facts) else "lspci -nn | grep -i -E 'vga|3d|display'",)),

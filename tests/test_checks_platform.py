@@ -264,3 +264,16 @@ def test_a_healthy_cpu_container_passes_fail_on_warning() -> None:
     asked = replace(facts, env=replace(facts.env, variables=(("NVIDIA_VISIBLE_DEVICES", "all"),)))
     report = Report(asked, tuple(run_check(c, asked) for c in builtin_checks()))
     assert report.exit_code(Severity.WARNING) == 1
+
+
+def test_no_nvidia_gpu_in_a_pasted_report_about_cuda_failing_is_the_answer() -> None:
+    laptop = load("no-gpu-cpu-laptop")
+    pasted = replace(laptop, meta=replace(laptop.meta, source="paste"),
+                     torch=replace(laptop.torch, is_available=None))
+    assert found(run("platform.no-nvidia-gpu", pasted)) == [
+        ("info", "this machine has no NVIDIA GPU: torch can only use the CPU here")]  # nothing in it fails
+    failing = replace(pasted, torch=replace(pasted.torch, is_available=False))
+    assert found(run("platform.no-nvidia-gpu", failing)) == [
+        ("warning", "this machine has no NVIDIA GPU: torch can only use the CPU here")]
+    checked = replace(laptop, torch=replace(laptop.torch, is_available=False))  # `gpudoctor check` on the machine
+    assert found(run("platform.no-nvidia-gpu", checked))[0][0] == "info"
