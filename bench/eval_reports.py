@@ -40,7 +40,8 @@ DEDICATED = {"paste.no-driver": "driver.not-loaded", "paste.smi-no-driver": "dri
              "paste.error-802": "driver.fabric-manager", "paste.error-999": "driver.uvm",
              "paste.nvml-mismatch": "driver.nvml-mismatch", "paste.torch-not-installed": "torch.not-installed",
              "paste.macos-no-cuda": "platform.macos", "paste.flash-attn-abi": "paste.extension-abi",
-             "paste.install-cuda": "driver.too-old-for-torch", "paste.install-arch": "gpu.arch-too-new"}
+             "paste.install-cuda": "driver.too-old-for-torch", "paste.install-arch": "gpu.arch-too-new",
+             "paste.device-index": "devices.visible"}
 SAME_CAUSE = {**{f"paste.{key}": code for key, code in SHARED_CAUSE.items()}, **DEDICATED}
 
 

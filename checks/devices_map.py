@@ -112,6 +112,8 @@ def _gpus_with_names(facts: Facts) -> Tuple[Gpu, ...]:
 
 @check("devices.order", "CUDA device order vs nvidia-smi")
 def device_order(facts: Facts) -> Iterator[Finding]:
+    if any(key == "paste.gpus_from_prose" for key, _ in facts.extra):
+        raise skip("the GPUs are only named in sentences, which need not be one machine's")
     gpus = _gpus_with_names(facts)
     setting = facts.env.get("CUDA_DEVICE_ORDER")
     pci_bus_order = (setting or "").strip() == "PCI_BUS_ID"

@@ -11,6 +11,7 @@ from gpudoctor.checks.support.paste_layers import kernel_layer, torch_serves_eve
 from gpudoctor.checks.support.vendors import amd_gpu
 from gpudoctor.checks.torch_builds import non_rocm_on_amd
 from gpudoctor.facts import Facts, NvmlError, Source
+from gpudoctor.facts.containers import container_runs
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, skip
 
@@ -21,13 +22,20 @@ def _driver_judges(facts: Facts) -> bool:
                 and facts.torch.is_available is not True)
 
 
+def _driver_elsewhere(facts: Facts) -> bool:
+    """The paste shows a working driver (nvidia-smi's version) and a program finding none, outside a container whose
+    start the container check judges: the program runs where that driver does not reach."""
+    return bool(facts.driver.version) and not facts.driver.nvml_error and not container_runs(facts)
+
+
 def _gpu_cc_known(facts: Facts) -> bool:
     return any(g.compute_capability for g in facts.gpus) and facts.torch.arch_flags is not None
 
 
 # Messages a dedicated check judges from the facts: this check stays quiet when those facts are present.
 COVERED: Dict[str, Callable[[Facts], bool]] = {
-    "no-driver": lambda f: f.platform.system != "Darwin",  # the driver check judges it, except on a Mac
+    # the driver check judges it, except on a Mac, and where the paste shows a driver the program did not reach
+    "no-driver": lambda f: f.platform.system != "Darwin" and not _driver_elsewhere(f),
     # the driver check judges a missing nvidia-smi where it knows of a GPU or a CUDA torch; else this one says it
     "smi-no-driver": lambda f: bool(f.gpus or f.driver.gpu_count or f.platform.dev_nvidia
                                     or (f.torch.cuda and not f.torch.hip)),
@@ -92,6 +100,22 @@ def errors(facts: Facts) -> Iterator[Finding]:
         cause = (ON_AMD.get(code) if amd else None) or CAUSES.get(code)
         covered = COVERED.get(code)
         if cause is None or (covered is not None and covered(facts)):
+            continue
+        if code == "no-driver" and _driver_elsewhere(facts):
+            yield Finding(
+                code="paste.no-driver",
+                severity=Severity.ERROR,
+                summary=f"the program finds no NVIDIA driver, though the paste shows driver {facts.driver.version}: it "
+                        "runs where that driver does not reach",
+                detail=(quoted(facts, code) or "") + "\nRequired: the program running where nvidia-smi works: a "
+                       "container started with the GPUs, the same machine and user, or (under a compatibility layer "
+                       "such as FreeBSD's Linux emulation, or a virtual machine) the driver's libraries provided there.",
+                fix=Fix("Run nvidia-smi and the program in the same place (same container, machine and user) and "
+                        "compare; where nvidia-smi works and torch does not, torch cannot reach libcuda there.",
+                        ("nvidia-smi", 'python -c "import torch; print(torch.__version__, torch.cuda.is_available())"')),
+                evidence=("extra", "driver.version"),
+                cause="driver.not-loaded",
+            )
             continue
         if code == "no-kernel-image" and torch_serves_every_gpu(facts):
             yield kernel_layer(facts, quoted(facts, code))

@@ -14,7 +14,7 @@ PROMISED = [
     "packages.duplicate-torch", "packages.torchaudio-mismatch", "packages.unreleased-combination", "packages.kernel-pins",
     "toolkit.mismatch", "windows.dll-load-failed", "platform.wsl", "platform.container", "platform.macos",
     "platform.no-nvidia-gpu", "platform.machine", "torch.rocm-build-on-nvidia", "torch.cuda-build-on-amd", "paste.errors", "paste.xid", "paste.environments",
-    "paste.job-without-gpu", "paste.install-cuda", "paste.install-arch", "paste.jetson-torch",
+    "paste.device-index", "paste.job-without-gpu", "paste.install-cuda", "paste.install-arch", "paste.jetson-torch",
     "paste.flash-attn-gpu", "paste.bitsandbytes-platform", "paste.bitsandbytes-gpu", "paste.system-cudnn", "paste.flashinfer-gpu",
     "verify.worker", "verify.smoke", "verify.parity", "verify.learning", "verify.speedup", "verify.bench",
     "verify.rank-failed", "verify.rank-drift", "verify.collective", "verify.straggler", "verify.ddp-parity",

@@ -659,3 +659,65 @@ def test_libtorch_s_cmake_config_without_the_cuda_toolkit_is_the_missing_cuda_li
             "  Your installed Caffe2 version uses CUDA but I cannot find the CUDA\n  libraries.  Please set the proper CUDA "
             "prefixes and / or install CUDA.\n")
     assert "paste.linker-without-cuda-libs" in _codes(text)
+
+
+@pytest.mark.parametrize("code_line, value, flagged, where", [
+    ('self.device = torch.device("cuda:3" if torch.cuda.is_available() else "cpu")', "4,3", True, "cuda:1"),
+    ("model.cuda(2)", "0,1", True, ""),
+    ('x = x.to("cuda:1")', "2,3", False, ""),
+])
+def test_a_gpu_index_beyond_the_visible_list_is_named(code_line: str, value: str, flagged: bool, where: str) -> None:
+    text = f'import os\nos.environ["CUDA_VISIBLE_DEVICES"] = "{value}"\n{code_line}\n'
+    found = [f for f in _problems(text) if f.code == "paste.device-index"]
+    assert bool(found) is flagged
+    if flagged:
+        assert found[0].severity.value == "error" and where in found[0].summary
+
+
+def test_a_program_finding_no_driver_where_nvidia_smi_shows_one_runs_where_the_driver_does_not_reach() -> None:
+    text = ("FreeBSD host, PyTorch in a Linux compat conda environment.\n"
+            "| NVIDIA-SMI 510.60.02    Driver Version: 510.60.02    CUDA Version: 11.6     |\n"
+            "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU\n")
+    found = [f for f in _problems(text) if f.code == "paste.no-driver"]
+    assert found and "510.60.02" in found[0].summary and "does not reach" in found[0].summary
+    alone = _problems("RuntimeError: Found no NVIDIA driver on your system.\n")
+    assert alone and not any("does not reach" in f.summary for f in alone)
+
+
+def test_gpus_named_only_in_sentences_are_not_judged_as_one_machine_s_order() -> None:
+    text = "My RTX 5060 fails the same way another user reported for the RTX 5090: \"no kernel image\".\n"
+    codes = _codes(text)
+    assert "devices.order" not in codes and "paste.no-kernel-image" in codes
+
+
+def test_nvidia_smi_s_cut_name_is_the_same_gpu_as_the_full_name() -> None:
+    text = ("GPU 0: NVIDIA GeForce RTX 4090\n"
+            "|   0  NVIDIA GeForce ... WDDM  | 00000000:01:00.0  On |                  Off |\n"
+            "| 31%   30C    P8    14W / 450W |    916MiB / 24564MiB |      2%      Default |\n")
+    assert [g.name for g in load_facts(text, "in.txt").gpus] == ["NVIDIA GeForce RTX 4090"]
+
+
+def test_a_missing_c_module_where_torch_works_is_the_extension_s() -> None:
+    text = "NameError: name '_C' is not defined\n\nthis is my info.\nCUDA is available.\nGPU 0: NVIDIA GeForce RTX 4090\n"
+    assert "paste.extension-build-without-cuda" in _codes(text)
+
+
+@pytest.mark.parametrize("text, code", [
+    ("The wiki's `conda install pytorch torchvision cudatoolkit=10.1 -c pytorch` only installs the CPU versions of "
+     "pytorch at the moment.\n", "paste.cpu-build"),
+    ("CUDA not available - defaulting to CPU. Note: This module is much faster with a GPU.\n", "paste.cuda-unavailable"),
+])
+def test_cpu_versions_said_and_easyocr_s_notice_are_read(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+@pytest.mark.parametrize("text, code", [
+    ("RuntimeError: cuda runtime error (710) : device-side assert triggered at /pytorch/THC\n", "paste.device-side-assert"),
+    ("and got RuntimeError: cuda runtime error (710) during training.\n", "paste.device-side-assert"),
+    ("THCudaCheck FAIL file=/opt/THC/generic/THCStorage.cu line=58 error=2 : out of memory\n", "paste.out-of-memory"),
+    ("Expected object of device type cuda but got device type cpu for argument #3 'index' in call to _th_index_select\n",
+     "paste.tensors-on-different-devices"),
+])
+def test_old_wordings_of_a_working_gpu_s_errors_are_read(text: str, code: str) -> None:
+    findings = run_checks(discover(plugins=False), load_facts(text, "in.txt")).findings()
+    assert code in [f.code for f in findings] and not [f for f in findings if f.severity.value == "error"]

@@ -66,7 +66,7 @@ PARSERS: Tuple[Parser, ...] = (
 )
 # What a paste says in passing about the machine: context for the facts, not enough to call the paste recognised.
 CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index", "mac.chip", "torch_source",
-                           "python_command", "container_said", "smi_works", signatures.TRACEBACK_CUT}) | pypi.NOT_MERGED
+                           "python_command", "container_said", "smi_works", "device_asked", signatures.TRACEBACK_CUT}) | pypi.NOT_MERGED
 
 
 _NOT_MERGED = frozenset({"gpus.cc", "gpus.arch_said", installs.NOW, installs.NOW_CPU, installs.CONDA_FORGE,

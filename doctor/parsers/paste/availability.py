@@ -77,6 +77,7 @@ def in_desktop_vm(body: Body, observations: List[Observation]) -> List[Observati
 
 _FRAME = re.compile(r"^\s*File \"([^\"]+\.py)\", line \d+")
 _TORCH_FILE = re.compile(r"[/\\]torch[/\\]")
+_TORCH_WORKS = re.compile(r"^\s*CUDA is available\b", re.I)
 
 
 def extension_c_missing(body: Body, observations: List[Observation]) -> List[Observation]:
@@ -88,7 +89,9 @@ def extension_c_missing(body: Body, observations: List[Observation]) -> List[Obs
             o.path == "signature" for o in observations):
         return []
     frames = [m.group(1) for m in map(_FRAME.match, lines) if m]
-    if not frames or any(_TORCH_FILE.search(path) for path in frames):
+    imports = any(o.path in ("torch.version", "torch.is_available", "torch.cuda") for o in observations) or any(
+        _TORCH_WORKS.search(text) for text in lines)  # torch itself loads: its own _C is there
+    if any(_TORCH_FILE.search(path) for path in frames) or not (frames or imports):
         return []
     return _signature_at(body, Sig.EXT_BUILD_NO_CUDA, lambda text: "name '_C' is not defined" in text, "traceback")
 

@@ -54,7 +54,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the torch build or an extension has no kernels for this GPU's architecture (invalid device function)", WARN),
     _s(Sig.NO_KERNEL_IMAGE, "not compiled for sm", r"\bnot compiled for SM ?\d+",
        "the program has no kernels for this GPU's architecture (not compiled for its SM)", WARN),
-    _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image (?:is )?available(?: for execution(?: on)?(?: the| this)? device)?",
+    _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image (?:is )?available(?: for execution(?: on)?(?: the| this)? device)?|"
+       r"[\"'`“]no kernel image[\"'`”]",  # the message retold in quotes
        "the torch build has no kernels for this GPU's architecture", WARN),
     # the same refusal retold in a sentence: "versions that do not support this card (too old a CUDA capability)"
     _s(Sig.NO_KERNEL_IMAGE, "capabilit", r"(?:cuda|compute) capabilit(?:y|ies)\b[^.\n]{0,60}?\b(?:too old|too low|"
@@ -281,6 +282,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cuda unavailable", r"CUDA unavailable, invalid device", _UNAVAILABLE),  # YOLOv5's check
+    # EasyOCR's notice when torch finds no CUDA GPU
+    _s(Sig.CUDA_UNAVAILABLE, "defaulting to cpu", r"CUDA not available - defaulting to CPU", _UNAVAILABLE),
     # RVC's check when torch finds no CUDA GPU
     _s(Sig.CUDA_UNAVAILABLE, "no supported nvidia gpu", r"No supported Nvidia GPU found", _UNAVAILABLE),
     # PaddleOCR's check when Paddle finds no CUDA GPU
@@ -306,7 +309,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"wheel on this platform",
        "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
     _s(Sig.OUT_OF_MEMORY, "memory", r"CUDA out of memory|OutOfMemoryError|CUDA error:\s*out of memory|CUDA_ERROR_OUT_OF_MEMORY|"
-       r"cuda runtime error\s*(?:\(2\)\s*)?:\s*out of memory|"
+       r"cuda runtime error\s*(?:\(2\)\s*)?:\s*out of memory|\berror=2 : out of memory|"
        r"\b(?:gpu|cuda|an?|the|of|with)\s+out[- ]of[- ]memory(?:\s+errors?)?\b",
        _OOM, healthy=True),
     _s(Sig.OUT_OF_MEMORY, "cuda runtime error (2)", r"cuda runtime error \(2\)(?!\d)",  # cudaErrorMemoryAllocation
@@ -319,6 +322,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"failed|Assertion `(?:input_val|idx_dim) >= 0 && (?:input_val|idx_dim) <[^`]*` failed",
        "the GPU works; a kernel assertion failed in the code (usually an index or label out of range)", healthy=True),
     _s(Sig.DEVICE_ASSERT, "device-side assert", r"device-side assert triggered",
+       "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
+    _s(Sig.DEVICE_ASSERT, "(710)", r"cuda runtime error \(710\)(?!\d)",  # cudaErrorAssert's number
        "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
     _s(Sig.CONDA_NO_CUDA, "resolvepackagenotfound", r"ResolvePackageNotFound:\s*-\s*(?:cudatoolkit|pytorch-cuda|cuda-\w+)"
        r"(?:=|\b)", "conda finds no CUDA package for this platform (NVIDIA's CUDA packages exist for Linux and Windows)"),
@@ -393,5 +398,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU works: vLLM loaded the model's weights onto it", healthy=True),
     _s(Sig.DEVICE_MISMATCH, "expected all tensors", r"Expected all tensors to be on the same device",
        "the GPU works; the code mixes CPU and GPU tensors", healthy=True),
+    _s(Sig.DEVICE_MISMATCH, "expected object of device type", r"Expected object of device type cuda but got device "
+       r"type cpu|Expected object of backend CUDA but got backend CPU", "the GPU works; the code mixes CPU and GPU "
+       "tensors", healthy=True),  # the wording of torch 1.x
 )
 BY_SIG = {s.sig: s for s in CATALOGUE}

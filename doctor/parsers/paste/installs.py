@@ -22,7 +22,7 @@ _UV_ADDED = re.compile(r"^\s*\+\s+torch==(\d+\.\d+[\w.]*(?:\+[\w.]+)?)\s*$")
 # a torch wheel pip fetches: "Downloading torch-2.1.0%2Bcpu-cp39-cp39-linux_x86_64.whl", or a URL under /whl/cpu/
 _WHEEL = re.compile(r"(?:(/whl/(?:nightly/)?(cpu|cu\d{2,3}|rocm[\d.]+)/))?(?:[^\s/]*/)*torch-(\d+\.\d+[\w.]*?)"
                     r"(?:(?:%2B|\+)([\w.]+))?-cp\d+-[\w]+-(\w+)\.whl", re.I)
-_CPU_WORDS = re.compile(r"(?:\bcpu[- ]only\b|\bcpu (?:version|build|wheel)\b|`?\+cpu`?(?:\s+build)?\b|"
+_CPU_WORDS = re.compile(r"(?:\bcpu[- ]only\b|\bcpu (?:versions?|builds?|wheels?)\b|`?\+cpu`?(?:\s+build)?\b|"
                         r"\b(?:build|version|wheel|package)s? without (?:cuda|gpu)(?: support)?\b|"
                         r"\bnon-?cuda (?:torch|pytorch|build|version|wheel)\b|\b(?:py)?torch for (?:the )?cpu\b|"
                         r"cpu\s*(?:版本|版))", re.I)

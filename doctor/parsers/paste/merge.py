@@ -151,6 +151,8 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
             extra.append((f"paste.{path}", str(value)))
             extra.append((f"paste.line.{path}.{value if path == 'signature' else len(extra)}",
                           f"{obs.line}: {obs.quote}"))
+    if not gpus and len({name.lower() for _, name, _ in mentioned}) > 1:  # named in sentences: not one machine's list
+        extra.append(("paste.gpus_from_prose", str(len(mentioned))))
     gpus = gpus or mentioned
     facts = _apply(base, values, lists, _gpus(base, gpus, memories, used), packages)
     if env_vars:
@@ -181,6 +183,10 @@ def _gpus(base: Facts, found: List[Tuple[Optional[int], str, Observation]], memo
     seen: Dict[str, Gpu] = {}
     for index, name, _ in found:
         short = _GPU_PREFIX.sub("", name.lower())
+        cut = name.rstrip(". ")
+        if index is not None and any(  # nvidia-smi cuts long names ("NVIDIA GeForce ..."): the same GPU
+                g.index == index and (g.name or "").startswith(cut) for g in seen.values()):
+            continue
         key = f"{index}:{short}" if index is not None else short
         if key in seen or (index is None and any(g.name and name.lower() in g.name.lower() for g in seen.values())):
             continue

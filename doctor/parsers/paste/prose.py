@@ -213,10 +213,18 @@ def in_containers(segment: Segment) -> Iterator[Observation]:
             return
 
 
+# a numbered GPU the code asks for: torch.device("cuda:3"), .to('cuda:1'), device="cuda:2", .cuda(1)
+_DEVICE_ASKED = re.compile(r"""(?:device\(|\.to\(|device\s*=\s*)\s*['"]cuda:(\d{1,2})['"]|\.cuda\((\d{1,2})\)""")
+
+
 def visible_devices(segment: Segment) -> Iterator[Observation]:
-    """CUDA_VISIBLE_DEVICES as a launcher flag or a Windows, Python or csh assignment sets it."""
+    """CUDA_VISIBLE_DEVICES as a launcher flag or a Windows, Python or csh assignment sets it, and the numbered GPU
+    the code asks for."""
     for line in segment.lines:
         text = line.text
+        if "cuda" in text:
+            for asked in _DEVICE_ASKED.finditer(text):
+                yield observe("device_asked", asked.group(1) or asked.group(2), segment, line, "code")
         if "-device" in text or "--gpu_ids" in text:
             m = _FLAG.search(text)
             if m:
