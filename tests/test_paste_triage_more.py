@@ -721,3 +721,10 @@ def test_cpu_versions_said_and_easyocr_s_notice_are_read(text: str, code: str) -
 def test_old_wordings_of_a_working_gpu_s_errors_are_read(text: str, code: str) -> None:
     findings = run_checks(discover(plugins=False), load_facts(text, "in.txt")).findings()
     assert code in [f.code for f in findings] and not [f for f in findings if f.severity.value == "error"]
+
+
+def test_the_torch_version_stated_in_a_sentence_is_read() -> None:
+    facts = load_facts("It does not work; my torch version is ``torch=2.1.0``.\n", "in.txt")
+    assert facts.torch.version == "2.1.0"
+    assert load_facts("Should I install torch 2.1.0 or 2.0.1?\nRuntimeError: No CUDA GPUs are available\n",
+                      "in.txt").torch.version is None

@@ -52,6 +52,7 @@ PARSERS: Tuple[Parser, ...] = (
     logs.launcher_devices,
     prose.gpu_mentions,
     prose.arch_mentions,
+    prose.stated_versions,
     prose.visible_devices,
     prose.two_answers,
     prose.in_containers,

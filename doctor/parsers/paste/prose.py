@@ -100,6 +100,22 @@ def arch_mentions(segment: Segment) -> Iterator[Observation]:
             return
 
 
+# the installed torch stated in a sentence: "my torch version is ``torch=2.1.0``"
+_TORCH_STATED = re.compile(r"\b(?:my|the)\s+(?:py)?torch\s+version\s+is\s+[`'\"*]*(?:(?:py)?torch\s*={1,2}\s*)?"
+                           r"(\d+\.\d+\.\d+(?:\+[\w.]+)?)\b", re.I)
+
+
+def stated_versions(segment: Segment) -> Iterator[Observation]:
+    """The torch version a sentence says is installed."""
+    for line in segment.lines:
+        text = line.text
+        if "ersion" not in text or "orch" not in text or _COMMAND.match(text):
+            continue
+        torch = _TORCH_STATED.search(text)
+        if torch:
+            yield observe("torch.version", torch.group(1), segment, line, "prose")
+
+
 def two_answers(segment: Segment) -> Iterator[Observation]:
     """A sentence saying torch.cuda.is_available() answers True ("returns True"; False is a message the signatures
     read), or True in one run and False in another."""
