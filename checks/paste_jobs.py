@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from gpudoctor.checks.support.containers import FAILING
 from gpudoctor.checks.support.paste_notes import extras
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, skip
 
-_NO_GPU_SIGNS = frozenset({"no-device", "cuda-unavailable", "smi-no-driver", "no-driver", "gpu-unused-unexplained"})
 _SLURM_GPUS = "https://slurm.schedmd.com/gres.html"
 
 
 def _gpu_missing(facts: Facts) -> bool:
     """The paste shows this process without a GPU: CUDA unavailable, nvidia-smi or NVML failing, or no device."""
-    signs = set(extras(facts, "paste.signature")) & _NO_GPU_SIGNS
+    signs = set(extras(facts, "paste.signature")) & set(FAILING)
     d = facts.driver
     return (bool(signs) or facts.torch.is_available is False or bool(d.smi_error_text or d.nvml_error)
             or bool(extras(facts, "paste.cuda_flips")))

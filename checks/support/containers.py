@@ -14,7 +14,7 @@ LINKS = ("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/late
          "https://docs.docker.com/compose/how-tos/gpu-support/")
 DOCKER_TEST = "docker run --rm --gpus all ubuntu nvidia-smi -L"
 CAPABILITIES = "NVIDIA_DRIVER_CAPABILITIES=compute,utility"
-# messages that a program finds no GPU, no driver or no CUDA where it runs
+# messages that a program finds no GPU, no driver or no CUDA where it runs (a container's, a batch job's)
 FAILING = ("no-driver", "no-device", "libcuda-missing", "cuda-unavailable", "smi-no-driver", "gpu-unused-unexplained",
            "container-without-driver")
 # messages only a working GPU prints: the container had the GPU
