@@ -39,7 +39,7 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
     # the driver check judges a missing nvidia-smi where it knows of a GPU or a CUDA torch; else this one says it
     "smi-no-driver": lambda f: bool(f.gpus or f.driver.gpu_count or f.platform.dev_nvidia
                                     or (f.torch.cuda and not f.torch.hip)),
-    "error-802": lambda f: True,
+    "error-802": lambda f: f.platform.system != "Darwin",  # a Mac in the paste is a client, not the GPU host
     "error-999": lambda f: f.platform.system in (None, "Linux") and not f.platform.wsl,  # driver.uvm judges it there
     "nvml-mismatch": lambda f: True,
     "torch-not-installed": lambda f: True,
@@ -100,6 +100,25 @@ def errors(facts: Facts) -> Iterator[Finding]:
         cause = (ON_AMD.get(code) if amd else None) or CAUSES.get(code)
         covered = COVERED.get(code)
         if cause is None or (covered is not None and covered(facts)):
+            continue
+        fast = [g for g in facts.gpus if g.compute_capability and g.compute_capability >= (7, 0)]
+        if code == "float16-not-efficient" and fast:
+            yield Finding(
+                code="paste.cuda-unavailable",
+                severity=Severity.WARNING,
+                summary=f"the program runs on the CPU: {fast[0].name} has fast float16, so the device that refused "
+                        "float16 is the CPU (CUDA unavailable to the program)",
+                detail=(quoted(facts, code) or "") + f"\nObserved: {fast[0].name}, compute capability "
+                       f"{fast[0].compute_capability[0]}.{fast[0].compute_capability[1]} (float16 is fast from 7.0). "
+                       "Required: the program's CUDA backend (CTranslate2 with CUDA for faster-whisper, or a CUDA "
+                       "build of torch) finding the GPU.",
+                fix=Fix("Check that the program's backend sees the GPU; for faster-whisper and CTranslate2 on Windows, "
+                        "install the cuBLAS and cuDNN versions its release needs; for torch, a CUDA build.",
+                        ('python -c "import ctranslate2; print(ctranslate2.get_cuda_device_count())"',
+                         'python -c "import torch; print(torch.__version__, torch.cuda.is_available())"')),
+                evidence=("extra", "gpus"),
+                cause=SHARED_CAUSE["cuda-unavailable"],
+            )
             continue
         if code == "no-driver" and _driver_elsewhere(facts):
             yield Finding(

@@ -37,3 +37,40 @@ def test_the_more_specific_message_names_a_line_that_several_match(line: str, fi
     assert len(set(matching)) >= 2, f"only {matching} match: the case no longer tests the order"
     assert matching[0] is first
     assert read_paste(line + "\n").signatures()[:1] == (first,)
+
+
+def _alternatives(pattern: str) -> list:
+    """The top-level alternatives of a regular expression."""
+    out, depth, current, i = [], 0, "", 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            current += pattern[i:i + 2]
+            i += 2
+            continue
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        if char == "|" and depth == 0:
+            out.append(current)
+            current = ""
+        else:
+            current += char
+        i += 1
+    return out + [current]
+
+
+def test_every_alternative_of_a_signature_holds_its_literal() -> None:
+    """The literal is a pre-test on the line: an alternative without it could never match."""
+    import re
+
+    from gpudoctor.parsers.paste.catalogue import CATALOGUE
+    missing = []
+    for signature in CATALOGUE:
+        for alternative in _alternatives(signature.pattern.pattern):
+            plain = re.sub(r"\\s[+*?]?|\s\?", " ", alternative)
+            plain = re.sub(r"\\(.)", r"\1", plain).lower()
+            if signature.literal not in plain:
+                missing.append((signature.sig.value, signature.literal, alternative[:60]))
+    assert missing == []

@@ -728,3 +728,37 @@ def test_the_torch_version_stated_in_a_sentence_is_read() -> None:
     assert facts.torch.version == "2.1.0"
     assert load_facts("Should I install torch 2.1.0 or 2.0.1?\nRuntimeError: No CUDA GPUs are available\n",
                       "in.txt").torch.version is None
+
+
+@pytest.mark.parametrize("text, code", [
+    ("CUDA Error 802 on all H200 jobs.\n - Platform: macOS-26.2-arm64-arm-64bit (my local client)\n", "paste.error-802"),
+    ("AssertionError: CUDA must be available in order to use Deep Daze\n", "paste.cuda-unavailable"),
+    ("install-pytorch.sh ImportError: libcudart.so.10.0\n", "paste.cuda-lib-missing"),
+    ("It fails with a CUDAError, InsufficientDriver.\n", "paste.driver-insufficient"),
+    ("ImportError undefined symbol: _ZNK2at6Tensor6deviceEv\n", "paste.extension-abi"),
+    ("The executable keeps printing \"no ROCm-capable devide is detected.\"\n", "paste.hip-no-device"),
+    ("Can I get CUDA support for darknet inside a VMware virtual machine running Ubuntu 18.04?\n", "paste.vm-no-gpu"),
+])
+def test_messages_of_the_forty_first_rounds_are_read(text: str, code: str) -> None:
+    codes = _codes(text)
+    assert code in codes or _shared(code) in codes
+
+
+def test_a_gpu_check_inside_docker_build_is_the_build_step_without_a_gpu() -> None:
+    text = ("#0 920.0 stderr: Traceback (most recent call last):\n"
+            "#0 920.0 AssertionError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS\n")
+    found = _problems(text)
+    assert found[0].code == "paste.gpu-check-at-build" and found[0].cause == "platform.container"
+    assert "paste.gpu-check-at-build" not in _codes("AssertionError: Torch is not able to use GPU\n")
+
+
+def test_float16_refused_beside_a_gpu_with_fast_float16_means_the_cpu_runs_it() -> None:
+    text = "My RTX 4050 still says the device does not support efficient float16 computation.\n"
+    found = [f for f in _problems(text) if f.code == "paste.cuda-unavailable"]
+    assert found and "runs on the CPU" in found[0].summary
+    old = "My GTX 1080 Ti says the device does not support efficient float16 computation.\n"
+    assert not _problems(old)
+
+
+def test_russian_words_for_the_graphics_card_make_a_paste_one_to_ask_about() -> None:
+    assert _partial("Как сделать, чтобы whisper использовал видеокарту, а не процессор?\n")

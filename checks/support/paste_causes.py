@@ -47,6 +47,13 @@ CAUSES: Dict[str, Cause] = {
                                   ('python -c "import torch; print(torch.__version__, torch.version.cuda, '
                                    'torch.cuda.get_device_name(0))"',
                                    "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu118")),
+    "error-802": Cause(E, "CUDA error 802 (system not yet initialized) on the GPU host: on NVSwitch systems (HGX and DGX "
+                          "with A100, H100 or H200 SXM GPUs) the fabric manager is not running or not of the driver's "
+                          "version",
+                       "On the host that runs the GPUs (not the client that submits the job), start "
+                       "nvidia-fabricmanager of exactly the driver's version and have it start at boot.",
+                       ("systemctl status nvidia-fabricmanager", "sudo systemctl enable --now nvidia-fabricmanager",
+                        "nvidia-smi -q | grep -i -A2 fabric")),
     "uvm-not-loaded": Cause(E, "the nvidia_uvm kernel module is not loaded: CUDA needs it, nvidia-smi does not",
                             "Load it on the host (a container cannot), and have it load at boot; nvidia-modprobe "
                             "also creates /dev/nvidia-uvm. Start the container again afterwards.",
@@ -292,6 +299,7 @@ SHARED_CAUSE: Dict[str, str] = {
     "ptx-toolchain": "driver.too-old-for-torch",
     "kernel-module-missing": "driver.not-loaded",
     "uvm-not-loaded": "driver.uvm",
+    "error-802": "driver.fabric-manager",
     "cudnn-cnn-infer-warning": "libs.missing",  # a library torch asks for is not there
     "cufft-internal-error": "gpu.arch-too-new",
     "container-without-driver": "platform.container",
@@ -313,6 +321,7 @@ SHARED_CAUSE: Dict[str, str] = {
     "libcuda-missing": "platform.wsl",
     "colab-no-gpu": "platform.no-nvidia-gpu",  # the runtime that ran the notebook has no NVIDIA GPU
     "vm-no-gpu": "platform.no-nvidia-gpu",  # the guest has no NVIDIA GPU
+    "gpu-check-at-build": "platform.container",
     "libstdcxx-too-old": "torch.import-failed",
     "error-804": "platform.container",
     "error-803": "driver.nvml-mismatch",

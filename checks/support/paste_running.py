@@ -118,6 +118,11 @@ RUNNING: Dict[str, Cause] = {
                           "(usage limits): wait, use a paid tier, or another machine. The graphics card of the "
                           "computer the browser runs on plays no part; nothing is wrong with the notebook's install.",
                           ('python -c "import torch; print(torch.cuda.is_available())"', "nvidia-smi")),
+    "gpu-check-at-build": Cause(W, "a GPU check runs while the image is built: docker build steps get no GPU",
+                                "Move the check (and anything that needs CUDA) from the Dockerfile's RUN steps to the "
+                                "container's start (its entrypoint or command), which runs with --gpus all; skip it "
+                                "at build time (Stable Diffusion web UI: --skip-torch-cuda-test).",
+                                ("docker run --rm --gpus all IMAGE nvidia-smi",)),
     "vm-no-gpu": Cause(W, "the program runs in a VirtualBox, VMware Workstation or Parallels virtual machine, which "
                           "passes no NVIDIA GPU to its guest",
                        "Run it on the host itself (or under WSL 2 on a Windows host, which reaches the GPU), on a "

@@ -12,7 +12,7 @@ from gpudoctor.facts import Facts, Meta, Source
 NOTE = "paste.partial"
 # words that put a paste on the GPU stack
 _STACK_WORDS = re.compile(r"\b(?:gpus?|cuda|cudnn|nvidia(?:-smi)?|nvcc|torch|pytorch|geforce|rtx|gtx|tesla|"
-                          r"graphics cards?|vram)\b|显卡|显存|"
+                          r"graphics cards?|vram)\b|显卡|显存|видеокарт|"
                           r"\b(?:only|just|still|always)\s+(?:uses?|using|runs?|running)\s+(?:on\s+)?(?:the\s+)?cpu\b|"
                           r"(?:只|都|全程|一直)\s*(?:在)?\s*(?:用|使用)\s*CPU", re.I)  # the GPU unused, in so many words
 

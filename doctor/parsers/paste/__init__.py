@@ -144,9 +144,10 @@ _MANGLED = re.compile(r"_ZN\w+")
 
 
 def _one_library(observations: List[Observation]) -> List[Observation]:
-    """A missing symbol told twice, once without its library (a title) and once naming torchvision's own library: it
-    is torchvision's, not another extension's."""
-    named = {m.group() for o in observations if o.value is Sig.TORCHVISION_NMS for m in _MANGLED.finditer(o.quote)}
+    """A missing symbol told twice, once without its library (a title) and once naming torchvision's or torch's own
+    library: it is that library's, not another extension's."""
+    named = {m.group() for o in observations if o.value in (Sig.TORCHVISION_NMS, Sig.TORCH_FILES_MIXED)
+             for m in _MANGLED.finditer(o.quote)}
     if not named:
         return observations
     return [o for o in observations if not (o.value is Sig.EXTENSION_ABI

@@ -62,6 +62,7 @@ def on_colab(body: Body, observations: List[Observation]) -> List[Observation]:
 _HYPERVISOR = r"(?:VirtualBox|VMware(?:\s+(?:Workstation|Player|Fusion))?|Parallels(?:\s+Desktop)?)"
 _DESKTOP_VM = re.compile(r"\b(?:in|inside|on|under|within|using)\s+(?:an?\s+|the\s+|my\s+)?" + _HYPERVISOR + r"\b|\b"
                          + _HYPERVISOR + r"\s+(?:VM|guest|virtual machine)\b", re.I)
+_GPU_WORD = re.compile(r"\bCUDA\b|\bGPUs?\b|\bNVIDIA\b", re.I)
 _PASSTHROUGH = re.compile(r"passthrough|pass-through|vGPU|ESXi|vSphere|DDA\b", re.I)
 
 
@@ -69,10 +70,13 @@ def in_desktop_vm(body: Body, observations: List[Observation]) -> List[Observati
     """A paste about a VirtualBox, VMware Workstation or Parallels guest in which CUDA finds no GPU: the guest has
     none (those hypervisors pass no NVIDIA GPU through)."""
     signs = {o.value for o in observations if o.path == "signature"}
-    if not signs & set(_NO_GPU_SIGNS) or Sig.VM_NO_GPU in signs or any(
-            _PASSTHROUGH.search(line.text) for segment in body.segments for line in segment.lines):
+    if Sig.VM_NO_GPU in signs or any(_PASSTHROUGH.search(line.text) for segment in body.segments for line in segment.lines):
         return []
-    return _signature_at(body, Sig.VM_NO_GPU, lambda text: _DESKTOP_VM.search(text) is not None, "virtual machine")
+    if signs & set(_NO_GPU_SIGNS):
+        return _signature_at(body, Sig.VM_NO_GPU, lambda text: _DESKTOP_VM.search(text) is not None, "virtual machine")
+    # no message, but the question itself is about CUDA in such a guest: "Can I get CUDA inside a VMware VM?"
+    return _signature_at(body, Sig.VM_NO_GPU, lambda text: _DESKTOP_VM.search(text) is not None
+                         and _GPU_WORD.search(text) is not None, "virtual machine")
 
 
 _FRAME = re.compile(r"^\s*File \"([^\"]+\.py)\", line \d+")

@@ -43,6 +43,9 @@ _LAUNCH = "the GPU works; a kernel was launched with a grid or block size it can
 _SHM = "NCCL could not create its shared memory in /dev/shm (a container's small default)"
 _TV_CUDA = "torchvision was built for another CUDA than torch"
 _SECURE_BOOT = "Secure Boot refuses the unsigned NVIDIA kernel module, so the driver never loads"
+_E803 = ("error 803: the user-space driver library and the kernel module differ (a driver update without a reboot, "
+         "or a container's compat libraries)")
+_E804 = "error 804: CUDA forward-compatibility libraries on a GPU that does not support them (often a container image)"
 _STARVED = "the GPU works; it waits for its data (too few DataLoader workers, slow storage or preprocessing)"
 CATALOGUE: Tuple[Signature, ...] = (
     # torch warns and goes on when cuDNN's cnn_infer library does not open (torch 2.0/2.1 with cuDNN 8)
@@ -66,7 +69,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU's architecture is not in the torch build's arch list", WARN),
     _s(Sig.GPU_TOO_OLD, "no longer supports this gpu", r"PyTorch no longer supports this GPU because it is too old",
        "the GPU is older than the oldest architecture this torch build has kernels for", WARN),
-    _s(Sig.DRIVER_INSUFFICIENT, "insufficientdriver", r"cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER",
+    _s(Sig.DRIVER_INSUFFICIENT, "insufficient", r"cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER|\bInsufficientDriver\b",
        "the NVIDIA driver is older than the CUDA runtime the program was built with", INIT),
     _s(Sig.DRIVER_INSUFFICIENT, "driver version is insufficient", r"CUDA driver version is insufficient for CUDA runtime version",
        "the NVIDIA driver is older than the CUDA runtime torch was built with", INIT),
@@ -83,7 +86,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.NO_DRIVER, "nvidia driver", r"Found no NVIDIA driver on your system|\bNo NVIDIA drivers? (?:was |were )?found "
        r"on (?:your|this) system",
        "no NVIDIA driver is loaded", INIT),
-    _s(Sig.HIP_NO_DEVICE, "hiperror", r"hipErrorNoDevice|no ROCm-capable device is detected|hipErrorInvalidDevice",
+    _s(Sig.HIP_NO_DEVICE, "rocm-capable devi", r"no ROCm-capable devi[cd]e is detected", _HIP, INIT),
+    _s(Sig.HIP_NO_DEVICE, "device", r"hipErrorNoDevice|hipErrorInvalidDevice",
        _HIP, INIT),
     _s(Sig.HIP_NO_DEVICE, "no hip gpus", r"No HIP GPUs are available", _HIP, INIT),
     # an NGC image's banner when the container reaches no driver
@@ -98,14 +102,17 @@ CATALOGUE: Tuple[Signature, ...] = (
        "CUDA sees no GPU (none visible to this process)", INIT),
     _s(Sig.NO_DEVICE, "no devices were found", r"^\s*No devices were found\s*$",
        "nvidia-smi finds no GPU: the driver is loaded but sees none (hidden from this container or VM, or lost)"),
-    _s(Sig.ERR_802, "not yet initialized", r"system not yet initialized|Error 802",
+    _s(Sig.ERR_802, "not yet initialized", r"system not yet initialized",
        "error 802: on NVSwitch systems the fabric manager is not running", INIT),
-    _s(Sig.ERR_803, "unsupported display driver", r"unsupported display driver / cuda driver combination|Error 803",
-       "error 803: the user-space driver library and the kernel module differ (a driver update without a reboot, "
-       "or a container's compat libraries)", INIT),
-    _s(Sig.ERR_804, "forward compatibility", r"forward compatibility was attempted on non supported HW|Error 804",
-       "error 804: CUDA forward-compatibility libraries on a GPU that does not support them (often a container image)", INIT),
-    _s(Sig.ERR_999, "unknown error", r"CUDA unknown error|cudaErrorUnknown|Error 999|CUDA error: unknown error|"
+    _s(Sig.ERR_802, "802", r"\bError 802\b",
+       "error 802: on NVSwitch systems the fabric manager is not running", INIT),
+    _s(Sig.ERR_803, "803", r"\bError 803\b", _E803, INIT),
+    _s(Sig.ERR_803, "unsupported display driver", r"unsupported display driver / cuda driver combination", _E803, INIT),
+    _s(Sig.ERR_804, "804", r"\bError 804\b", _E804, INIT),
+    _s(Sig.ERR_804, "forward compatibility", r"forward compatibility was attempted on non supported HW", _E804, INIT),
+    _s(Sig.ERR_999, "999", r"\bError 999\b", "error 999: the driver is in a bad state (often after suspend: nvidia_uvm "
+       "needs reloading)", INIT),
+    _s(Sig.ERR_999, "unknown", r"CUDA unknown error|cudaErrorUnknown|CUDA error: unknown error|"
        r"cuda runtime error \(30\) : unknown error|"  # cudaErrorUnknown's number before CUDA 10.1
        r"\berror=30 : unknown error|cuInit: CUDA_ERROR_UNKNOWN",  # Lua torch's THCudaCheck; the driver API's name
        "error 999: the driver is in a bad state (often after suspend: nvidia_uvm needs reloading)", INIT),
@@ -165,7 +172,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"[^\n]*undefined symbol: [*`'\"]*_ZNK?\d*(?:at|c10|caffe2|torch)\d",
        "a compiled extension was built against another torch than the installed one (a C++ symbol of torch is undefined)"),
     # the same told without the library's name: "an import error about the symbol `_ZN6caffe2...`"
-    _s(Sig.EXTENSION_ABI, "the symbol", r"\bthe symbol\s+[`*'\"]*_ZNK?\d*(?:at|c10|caffe2|torch)\d\w*",
+    _s(Sig.EXTENSION_ABI, "symbol", r"\b(?:the|undefined) symbol:?\s+[`*'\"]*_ZNK?\d*(?:at|c10|caffe2|torch)\d\w*",
        "a compiled extension was built against another torch than the installed one (a C++ symbol of torch is undefined)"),
     _s(Sig.XFORMERS_MISMATCH, "xformers was built for", r"xFormers was built for",
        "xformers was built for a different torch, CUDA or Python than the installed ones"),
@@ -218,6 +225,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
     _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl|torch_cuda|c10_cuda|caffe2_nvrtc)[\w-]*[.,]so[\w.]*: cannot open shared object file",
        "a CUDA library torch needs cannot be found", IMPORT),
+    _s(Sig.LIB_MISSING, "importerror: lib", r"ImportError: lib(?:cudart|cublas\w*|cudnn\w*|nvrtc|cufft|curand|cusparse|"
+       r"cusolver|nvToolsExt|nccl)\.so[\d.]*\s*$", "a CUDA library torch needs cannot be found", IMPORT),
     # NVRTC compiling a fused kernel at run time (TorchScript, libtorch) finds no builtins library of its version
     _s(Sig.LIB_MISSING, "libnvrtc-builtins", r"nvrtc: error: failed to open libnvrtc-builtins[\w.-]*",
        "a CUDA library torch needs cannot be found"),
@@ -256,10 +265,12 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.SECURE_BOOT, "could not insert", r"could not insert 'nvidia\w*': (?:Key was rejected by service|Required key not available)",
        _SECURE_BOOT),
     # the driver installer's failure, told together with Secure Boot (a title, or the reporter's words)
-    _s(Sig.SECURE_BOOT, "secure boot", r"\bSecure ?Boot\b.{0,80}\bUnable to load the kernel module '?nvidia|"
+    _s(Sig.SECURE_BOOT, "secure", r"\bSecure ?Boot\b.{0,80}\bUnable to load the kernel module '?nvidia|"
        r"\bUnable to load the kernel module '?nvidia\.ko'?.{0,80}\bSecure ?Boot\b",
        _SECURE_BOOT),
-    _s(Sig.PAGING_FILE, "1455", r"\[WinError 1455\]|The paging file is too small for this operation",
+    _s(Sig.PAGING_FILE, "paging file", r"The paging file is too small for this operation",
+       "Windows could not map torch's CUDA DLLs: its paging file (virtual memory) is too small"),
+    _s(Sig.PAGING_FILE, "1455", r"\[WinError 1455\]",
        "Windows could not map torch's CUDA DLLs: its paging file (virtual memory) is too small"),
     _s(Sig.WIN_DLL, "dll", r"\b[Ee]rr?or? loading\s*[\"\u201c\u201d']?[^\"\u201c\u201d\n]*?\b\w+\.dll\b[^\n]*?or one of its "
        r"dependencies",
@@ -272,9 +283,11 @@ CATALOGUE: Tuple[Signature, ...] = (
        "does not support this GPU"),
     _s(Sig.GPU_LOST, "unable to determine the device handle", r"Unable to determine the device handle for GPU\s?[\w:.]*: "
        r"Unknown Error", _LOST),
-    _s(Sig.GPU_LOST, "nvrm", r"fallen off the bus|RmInitAdapter failed|GPU has fallen off",
+    _s(Sig.GPU_LOST, "rminitadapter", r"RmInitAdapter failed", _LOST),
+    _s(Sig.GPU_LOST, "fallen off", r"fallen off the bus|GPU has fallen off",
        _LOST),
-    _s(Sig.CUDA_UNAVAILABLE, "available", r"GPUAccelerator can not run on your system|"
+    _s(Sig.CUDA_UNAVAILABLE, "gpuaccelerator", r"GPUAccelerator can not run on your system", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "available", r""
        r"User provided device_type of .cuda., but CUDA is not available|"
        r"on a CUDA device but torch\.cuda\.is_available\(\) is False|\bCUDA is not available|"
        r"torch\.cuda\.is_available\(\)[`\"']?\s*(?:still\s+)?(?:returns?|returning|is|=+|:|gives|prints|shows|->|=>|→|是|返回)?\s*[`*\"']*False\b|"
@@ -282,6 +295,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cuda unavailable", r"CUDA unavailable, invalid device", _UNAVAILABLE),  # YOLOv5's check
+    # a program asserting that CUDA is available: "AssertionError: CUDA must be available in order to use Deep Daze"
+    _s(Sig.CUDA_UNAVAILABLE, "assertionerror", r"AssertionError: CUDA (?:must be|is not|isn't|not) availa\w*|"
+       r"AssertionError: CUDA unava\w*", _UNAVAILABLE),
     # EasyOCR's notice when torch finds no CUDA GPU
     _s(Sig.CUDA_UNAVAILABLE, "defaulting to cpu", r"CUDA not available - defaulting to CPU", _UNAVAILABLE),
     # RVC's check when torch finds no CUDA GPU
@@ -314,7 +330,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        _OOM, healthy=True),
     _s(Sig.OUT_OF_MEMORY, "cuda runtime error (2)", r"cuda runtime error \(2\)(?!\d)",  # cudaErrorMemoryAllocation
        _OOM, healthy=True),
-    _s(Sig.OUT_OF_MEMORY, "cache blocks", r"No available memory for the cache blocks|"
+    _s(Sig.OUT_OF_MEMORY, "cache", r"No available memory for the cache blocks|"
        r"insufficient memory for the KV cache|is larger than the maximum number of tokens that can be stored in KV cache",
        "the GPU works; the model's weights leave too little GPU memory for vLLM's KV cache (gpu_memory_utilization, "
        "max_model_len, tensor parallelism)", healthy=True),
@@ -327,7 +343,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
     _s(Sig.CONDA_NO_CUDA, "resolvepackagenotfound", r"ResolvePackageNotFound:\s*-\s*(?:cudatoolkit|pytorch-cuda|cuda-\w+)"
        r"(?:=|\b)", "conda finds no CUDA package for this platform (NVIDIA's CUDA packages exist for Linux and Windows)"),
-    _s(Sig.NCCL_CUDA, "unhandled cuda error", r"NCCL[^\n]*unhandled cuda error|ncclUnhandledCudaError",
+    _s(Sig.NCCL_CUDA, "ncclunhandledcudaerror", r"ncclUnhandledCudaError",
+       "NCCL hit a CUDA error between the GPUs"),
+    _s(Sig.NCCL_CUDA, "unhandled cuda error", r"NCCL[^\n]*unhandled cuda error",
        "NCCL hit a CUDA error between the GPUs"),
     _s(Sig.LINK_CUDA, "cannot find -l", r"\bld(?:\.\w+)?: cannot find -l(?:cudart|cuda|cublas\w*|cusparse|curand|cufft|nvrtc)\b",
        "building an extension: the linker finds no CUDA library to link against"),
@@ -338,8 +356,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the CUDA toolkit (nvcc) building an extension does not know the GPU architecture it was asked to compile for"),
     _s(Sig.ILLEGAL_ACCESS, "illegal", r"an illegal memory access was encountered|\bcudaErrorIllegalAddress\b",
        "the GPU runs CUDA; a kernel accessed memory it should not (a bug in the program or a library)", healthy=True),
-    _s(Sig.FP16_SLOW, "float16 compute type", r"Requested float16 compute type, but the target device or backend do not "
-       r"support efficient float16 computation", "the GPU works; it has no fast float16 (before Volta), which the "
+    _s(Sig.FP16_SLOW, "efficient float16", r"Requested float16 compute type, but the target device or backend do not "
+       r"support efficient float16 computation|\b(?:does not|doesn't|do not|don't) support efficient float16", "the GPU works; it has no fast float16 (before Volta), which the "
        "program asked for", healthy=True),
     _s(Sig.CUDNN_PLAN, "plan failed with a cudnnexception", r"Plan failed with a cudnnException",
        "the GPU works; cuDNN declined one convolution plan and torch used another (a warning)", healthy=True),
@@ -347,10 +365,13 @@ CATALOGUE: Tuple[Signature, ...] = (
        "cuFFT failed inside the torch build: on Ada and Hopper GPUs, the cuFFT of CUDA 11.7 and older builds"),
     _s(Sig.BF16_UNSUPPORTED, "bfloat16", r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0",
        "the GPU works; the model asks for bfloat16, which GPUs before Ampere (8.0) lack", healthy=True),
-    _s(Sig.NCCL_P2P, "peer access", r"peer access is not supported between these two devices|"
-       r"failed to open CUDA IPC handle", "NCCL's peer-to-peer transport between the GPUs fails"),
-    _s(Sig.NCCL_SYSTEM, "unhandled system error", r"NCCL error[^\n]*unhandled system error|"
-       r"ncclSystemError", "NCCL could not set up communication between the ranks"),
+    _s(Sig.NCCL_P2P, "peer access", r"peer access is not supported between these two devices",
+       "NCCL's peer-to-peer transport between the GPUs fails"),
+    _s(Sig.NCCL_P2P, "ipc handle", r"failed to open CUDA IPC handle",
+       "NCCL's peer-to-peer transport between the GPUs fails"),
+    _s(Sig.NCCL_SYSTEM, "unhandled system error", r"NCCL error[^\n]*unhandled system error",
+       "NCCL could not set up communication between the ranks"),
+    _s(Sig.NCCL_SYSTEM, "ncclsystemerror", r"ncclSystemError", "NCCL could not set up communication between the ranks"),
     # NCCL's own WARN lines when /dev/shm is too small (a container's 64 MB default)
     _s(Sig.NCCL_SYSTEM, "shared memory segment", r"Error while creating shared memory segment\s+/dev/shm/nccl",
        _SHM),
@@ -365,7 +386,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        healthy=True),
     _s(Sig.COLAB_NO_GPU, "gpu backend", r"Cannot connect to GPU backend",
        _COLAB),
-    _s(Sig.COLAB_NO_GPU, "gpu 后端", r"无法连接到\s*GPU\s*后端", _COLAB),
+    _s(Sig.COLAB_NO_GPU, "后端", r"无法连接到\s*GPU\s*后端", _COLAB),
     _s(Sig.GPU_STARVED, "util", r"\b(?:low|0\s?%|zero|only\s+\d{1,2}\s?%)[^.\n]{0,25}\bGPU[- ]?util|\bGPU[- ]?util\w*\b"
        r"[^.\n]{0,40}?\b(?:is |stays |goes |drops |only )?(?:low|0\s?%|zero|\d{1,2}\s?%)(?![\w%])",
        _STARVED, healthy=True),
@@ -383,7 +404,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.LAUNCH_CONFIG, "cuda runtime error (9)", r"cuda runtime error \(9\)(?!\d)",  # its number before CUDA 10.1
        _LAUNCH,
        healthy=True),
-    _s(Sig.LAUNCH_CONFIG, "invalid configuration argument", r"CUDA error: invalid configuration argument|"
+    _s(Sig.LAUNCH_CONFIG, "configuration", r"CUDA error: invalid configuration argument|"
        r"\bcudaErrorInvalidConfiguration\b",
        _LAUNCH,
        healthy=True),
@@ -398,7 +419,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU works: vLLM loaded the model's weights onto it", healthy=True),
     _s(Sig.DEVICE_MISMATCH, "expected all tensors", r"Expected all tensors to be on the same device",
        "the GPU works; the code mixes CPU and GPU tensors", healthy=True),
-    _s(Sig.DEVICE_MISMATCH, "expected object of device type", r"Expected object of device type cuda but got device "
+    _s(Sig.DEVICE_MISMATCH, "expected object of", r"Expected object of device type cuda but got device "
        r"type cpu|Expected object of backend CUDA but got backend CPU", "the GPU works; the code mixes CPU and GPU "
        "tensors", healthy=True),  # the wording of torch 1.x
 )

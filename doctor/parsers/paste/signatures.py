@@ -15,6 +15,10 @@ __all__ = ["BY_SIG", "CATALOGUE", "Sig", "Signature", "TRACEBACK_CUT", "signatur
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _CODE = ("raise ", "File \"", "warnings.warn(", "return ", "assert ", "#", "msg = ", "message = ")
 _CONTEXT = re.compile(r"^\s*(?:\w+\.)*(\w*(?:Error|Exception|Warning))\s*:")
+# BuildKit's step prefix in a `docker build` log: "#0 920.0 AssertionError: ..."
+_BUILDKIT = re.compile(r"^#\d+ \d+(?:\.\d+)? ")
+# messages that CUDA found no GPU: during an image build, that is the build step having none
+_NO_GPU = frozenset({Sig.CUDA_UNAVAILABLE, Sig.NO_DEVICE, Sig.NO_DRIVER, Sig.NOT_COMPILED})
 
 
 def _first(hits: List[Signature], text: str, lowered: str, span_from: int = -1) -> Optional[Signature]:
@@ -38,6 +42,8 @@ def signatures(segment: Segment) -> Iterator[Observation]:
     lines = segment.lines
     for i, line in enumerate(lines):
         text = line.text
+        built = bool(text.startswith("#") and _BUILDKIT.match(text))
+        text = _BUILDKIT.sub("", text) if built else text
         if text.lstrip().startswith(_CODE) and not text.lstrip().startswith("##"):  # "##": a Markdown heading
             continue
         following = lines[i + 1].text.strip() if i + 1 < len(lines) else ""
@@ -51,6 +57,8 @@ def signatures(segment: Segment) -> Iterator[Observation]:
         if sig is None:
             continue
         yield observe("signature", sig.sig, segment, line, "error message")
+        if built and sig.sig in _NO_GPU:
+            yield observe("signature", Sig.BUILD_NO_GPU, segment, line, "docker build log")
         if sig.target:
             message = text.strip().translate(_QUOTES)
             if not wrapped and (following.startswith("Error loading") or (

@@ -70,7 +70,8 @@ class Sig(enum.Enum):
     GLIBCXX = "libstdcxx-too-old"
     UNCALLED = "is-available-not-called"
     COLAB_NO_GPU = "colab-no-gpu"
-    VM_NO_GPU = "vm-no-gpu"  # a desktop hypervisor's guest, which gets no GPU
+    VM_NO_GPU = "vm-no-gpu"
+    BUILD_NO_GPU = "gpu-check-at-build"  # a GPU check inside `docker build`, whose steps get no GPU  # a desktop hypervisor's guest, which gets no GPU
     EXT_BUILD_NO_CUDA = "extension-build-without-cuda"
     DUPLICATE_GPU = "ranks-share-a-gpu"
     NCCL_P2P = "nccl-peer-access"
