@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterator, Tuple
+from typing import Callable, Dict, Iterator, Optional, Tuple
 
 from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks.support.paste_causes import CAUSES, ON_AMD, REINSTALL, SHARED_CAUSE
@@ -74,6 +74,30 @@ def _explained(facts: Facts) -> bool:
     return bool(others) or facts.torch.cuda_compiled is False or bool(facts.torch.init_error or facts.torch.import_error)
 
 
+def _float16_on_the_cpu(facts: Facts) -> Optional[Finding]:
+    """float16 refused beside a GPU that has fast float16 (7.0 and later): the device that refused it is the CPU."""
+    for gpu in facts.gpus:
+        cc = gpu.compute_capability
+        if cc is None or cc < (7, 0):
+            continue
+        return Finding(
+            code="paste.cuda-unavailable",
+            severity=Severity.WARNING,
+            summary=f"the program runs on the CPU: {gpu.name} has fast float16, so the device that refused float16 is "
+                    "the CPU (CUDA unavailable to the program)",
+            detail=(quoted(facts, "float16-not-efficient") or "") + f"\nObserved: {gpu.name}, compute capability "
+                   f"{cc[0]}.{cc[1]} (float16 is fast from 7.0). Required: the program's CUDA backend (CTranslate2 "
+                   "with CUDA for faster-whisper, or a CUDA build of torch) finding the GPU.",
+            fix=Fix("Check that the program's backend sees the GPU; for faster-whisper and CTranslate2 on Windows, "
+                    "install the cuBLAS and cuDNN versions its release needs; for torch, a CUDA build.",
+                    ('python -c "import ctranslate2; print(ctranslate2.get_cuda_device_count())"',
+                     'python -c "import torch; print(torch.__version__, torch.cuda.is_available())"')),
+            evidence=("extra", "gpus"),
+            cause=SHARED_CAUSE["cuda-unavailable"],
+        )
+    return None
+
+
 @check("paste.errors", "Error messages in the pasted report")
 def errors(facts: Facts) -> Iterator[Finding]:
     found = extras(facts, "paste.signature")
@@ -101,24 +125,9 @@ def errors(facts: Facts) -> Iterator[Finding]:
         covered = COVERED.get(code)
         if cause is None or (covered is not None and covered(facts)):
             continue
-        fast = [g for g in facts.gpus if g.compute_capability and g.compute_capability >= (7, 0)]
-        if code == "float16-not-efficient" and fast:
-            yield Finding(
-                code="paste.cuda-unavailable",
-                severity=Severity.WARNING,
-                summary=f"the program runs on the CPU: {fast[0].name} has fast float16, so the device that refused "
-                        "float16 is the CPU (CUDA unavailable to the program)",
-                detail=(quoted(facts, code) or "") + f"\nObserved: {fast[0].name}, compute capability "
-                       f"{fast[0].compute_capability[0]}.{fast[0].compute_capability[1]} (float16 is fast from 7.0). "
-                       "Required: the program's CUDA backend (CTranslate2 with CUDA for faster-whisper, or a CUDA "
-                       "build of torch) finding the GPU.",
-                fix=Fix("Check that the program's backend sees the GPU; for faster-whisper and CTranslate2 on Windows, "
-                        "install the cuBLAS and cuDNN versions its release needs; for torch, a CUDA build.",
-                        ('python -c "import ctranslate2; print(ctranslate2.get_cuda_device_count())"',
-                         'python -c "import torch; print(torch.__version__, torch.cuda.is_available())"')),
-                evidence=("extra", "gpus"),
-                cause=SHARED_CAUSE["cuda-unavailable"],
-            )
+        refused = _float16_on_the_cpu(facts) if code == "float16-not-efficient" else None
+        if refused is not None:
+            yield refused
             continue
         if code == "no-driver" and _driver_elsewhere(facts):
             yield Finding(
