@@ -717,6 +717,7 @@ def test_cpu_versions_said_and_easyocr_s_notice_are_read(text: str, code: str) -
     ("THCudaCheck FAIL file=/opt/THC/generic/THCStorage.cu line=58 error=2 : out of memory\n", "paste.out-of-memory"),
     ("Expected object of device type cuda but got device type cpu for argument #3 'index' in call to _th_index_select\n",
      "paste.tensors-on-different-devices"),
+    ("I keep running out of VRAM with the node, whatever I set; I have 12 GB.\n", "paste.out-of-memory"),
 ])
 def test_old_wordings_of_a_working_gpu_s_errors_are_read(text: str, code: str) -> None:
     findings = run_checks(discover(plugins=False), load_facts(text, "in.txt")).findings()
@@ -762,3 +763,43 @@ def test_float16_refused_beside_a_gpu_with_fast_float16_means_the_cpu_runs_it() 
 
 def test_russian_words_for_the_graphics_card_make_a_paste_one_to_ask_about() -> None:
     assert _partial("Как сделать, чтобы whisper использовал видеокарту, а не процессор?\n")
+
+
+@pytest.mark.parametrize("text, code", [
+    ("  what():  #owl: no CUDA capable devices found!\n", "paste.no-device"),
+    ("failed call to cuInit: CUDA_ERROR_NO_DEVICE\n", "paste.no-device"),
+    ("CUDA error at kernel.cu:76 code=209(cudaErrorNoKernelImageForDevice) \"cudaGetLastError()\"\n",
+     "paste.no-kernel-image"),
+    ("panic: CUDA_ERROR_UNKNOWN\n", "paste.error-999"),
+    ("F0504 common.cpp:163] Check failed: error == cudaSuccess (30 vs. 0) unknown error\n", "paste.error-999"),
+    ("Cuda error(35),CUDA driver version is insufficient for CUD runtime version\n", "paste.driver-insufficient"),
+    ("Error: cudaGetDeviceCount failed in GetCUDADeviceCountImpl, error code : 35, Please see\n",
+     "paste.driver-insufficient"),
+    ("\"cudaRuntimeGetVersion() failed with error #35\"\n", "paste.driver-insufficient"),
+    ("ImportError: /home/me/libtorch/lib/libtorch_python.so: undefined symbol: PyThread_tss_alloc\n",
+     "paste.torch-files-mixed"),
+])
+def test_cuda_s_numbered_errors_as_other_programs_print_them_are_read(text: str, code: str) -> None:
+    codes = _codes(text)
+    judged = {"paste.error-999": "driver.uvm"}
+    assert code in codes or _shared(code) in codes or judged.get(code) in codes
+
+
+@pytest.mark.parametrize("text, code", [
+    ("RuntimeError: Your device does not support the current version of Torch/CUDA! Consider download another version\n",
+     "paste.no-kernel-image"),
+    ("ValueError: Expected a cuda device, but got: cpu\n", "paste.cuda-unavailable"),
+    ("Installing torch and torchvision\nRuntimeError: Couldn't install torch.\n", "paste.torch-version-not-found"),
+])
+def test_launchers_and_projects_own_checks_are_read(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+@pytest.mark.parametrize("text, answer", [
+    ("PyTorch 베이스라인에서 `torch.cuda.is_available()`을 실행하면 False가 나와서 GPU를 사용하지 않습니다.\n", False),
+    ("`torch.cuda.is_available()` 返回 True，但是训练很慢\n", True),
+])
+def test_an_answer_told_in_any_language_beside_is_available_is_read(text: str, answer: bool) -> None:
+    from gpudoctor.parsers.paste import read_paste
+    assert read_paste(text).facts.torch.is_available is answer
+

@@ -71,7 +71,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU is older than the oldest architecture this torch build has kernels for", WARN),
     _s(Sig.DRIVER_INSUFFICIENT, "insufficient", r"cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER|\bInsufficientDriver\b",
        "the NVIDIA driver is older than the CUDA runtime the program was built with", INIT),
-    _s(Sig.DRIVER_INSUFFICIENT, "driver version is insufficient", r"CUDA driver version is insufficient for CUDA runtime version",
+    _s(Sig.DRIVER_INSUFFICIENT, "driver version is insufficient", r"CUDA driver version is insufficient for CUDA? runtime version",
        "the NVIDIA driver is older than the CUDA runtime torch was built with", INIT),
     _s(Sig.DRIVER_INSUFFICIENT, "unsatisfied condition: cuda", r"requirement error: unsatisfied condition: cuda\s*>=\s*\d+\.\d+",
        "the host's NVIDIA driver is older than the CUDA the container image requires", INIT),
@@ -97,7 +97,21 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"modprobe: FATAL: Module nvidia[-_]uvm not found",
        "the nvidia_uvm kernel module is not loaded (CUDA needs it; nvidia-smi does not)"),
     _s(Sig.HIP_NO_DEVICE, "rock module", r"ROCk module is NOT loaded", _HIP),  # rocminfo: the amdgpu driver is not loaded
-    _s(Sig.NO_DEVICE, "cuda", r"no CUDA-capable (?:device )?(?:is )?detected|No CUDA GPUs (?:are )?available|cudaErrorNoDevice|"
+    # CUDA's numbered errors as other programs print them: 35 insufficient driver, 209 no kernel image, 30 unknown
+    _s(Sig.DRIVER_INSUFFICIENT, "35", r"(?:failed with error #|error code\s*:\s*)35\b|(?:[Cc]uda error\s*\(|\()35(?:\)| vs\. 0\))",
+       "the NVIDIA driver is older than the CUDA runtime the program was built with (error 35)", INIT),
+    # Stable Diffusion web UI Forge's check for a GPU its torch has no kernels for
+    _s(Sig.NO_KERNEL_IMAGE, "does not support the current version of torch",
+       r"Your device does not support the current version of Torch/CUDA", "the torch build has no kernels for this "
+       "GPU's architecture", WARN),
+    _s(Sig.NO_KERNEL_IMAGE, "209", r"\bcode=209\b", "the program has no kernels for this GPU's architecture (error 209)",
+       WARN),
+    _s(Sig.NO_KERNEL_IMAGE, "nokernelimage", r"cudaErrorNoKernelImageForDevice",
+       "the program has no kernels for this GPU's architecture (error 209)", WARN),
+    _s(Sig.ERR_999, "30", r"failed with error #30\b|\(30 vs\. 0\) unknown error",
+       "error 999: the driver is in a bad state (often after suspend: nvidia_uvm needs reloading)", INIT),
+    _s(Sig.NO_DEVICE, "cuda", r"\bno CUDA[- ]capable devices? (?:is |were |are )?(?:detected|found)|CUDA_ERROR_NO_DEVICE|"
+       r"no CUDA-capable (?:device )?(?:is )?detected|No CUDA GPUs (?:are )?available|cudaErrorNoDevice|"
        r"cuda runtime error \((?:100|38)\)(?!\s*:\s*\w)",  # cudaErrorNoDevice's numbers after and before CUDA 10.1
        "CUDA sees no GPU (none visible to this process)", INIT),
     _s(Sig.NO_DEVICE, "no devices were found", r"^\s*No devices were found\s*$",
@@ -114,7 +128,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        "needs reloading)", INIT),
     _s(Sig.ERR_999, "unknown", r"CUDA unknown error|cudaErrorUnknown|CUDA error: unknown error|"
        r"cuda runtime error \(30\) : unknown error|"  # cudaErrorUnknown's number before CUDA 10.1
-       r"\berror=30 : unknown error|cuInit: CUDA_ERROR_UNKNOWN",  # Lua torch's THCudaCheck; the driver API's name
+       r"\berror=30 : unknown error|\bCUDA_ERROR_UNKNOWN\b",  # Lua torch's THCudaCheck; the driver API's name
        "error 999: the driver is in a bad state (often after suspend: nvidia_uvm needs reloading)", INIT),
     # the tail of torch's "CUDA initialization: CUDA unknown error - this may be due to ..." warning
     _s(Sig.ERR_999, "setting the available devices to be zero", r"CUDA_VISIBLE_DEVICES after program start\. Setting "
@@ -166,6 +180,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "a compiled extension was built for another CUDA than the installed torch"),
     _s(Sig.EXTENSION_ABI, "libtorch_cuda_", r"libtorch_cuda_(?:cu|cpp)\.so: cannot open shared object file",
        "an extension built for torch 1.8-1.12 (whose CUDA library was split in two) runs on another torch"),
+    _s(Sig.TORCH_FILES_MIXED, "libtorch", r"libtorch\w*\.so[^\n]*undefined symbol: Py\w+",  # a standalone libtorch first
+       "torch's own libraries do not match each other: files of two torch versions are mixed", IMPORT),
     _s(Sig.TORCH_FILES_MIXED, "undefined symbol", r"(?:libtorch\w*|libc10\w*|torch[/\\]_C[\w.-]*)\.so[^\n]*undefined symbol: [*`'\"]*_ZNK?",
        "torch's own libraries do not match each other: files of two torch versions are mixed", IMPORT),
     _s(Sig.EXTENSION_ABI, "undefined symbol", r"(?:^|[\s/\\'\"])(?!libtorch|libc10|libcaffe2|libshm)[\w-]+(?:\.(?:cpython|abi3)[\w.-]*)?\.(?:so|pyd)\b"
@@ -298,6 +314,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     # a program asserting that CUDA is available: "AssertionError: CUDA must be available in order to use Deep Daze"
     _s(Sig.CUDA_UNAVAILABLE, "assertionerror", r"AssertionError: CUDA (?:must be|is not|isn't|not) availa\w*|"
        r"AssertionError: CUDA unava\w*", _UNAVAILABLE),
+    # a program's own device checks: fastMRI's "Expected a cuda device, but got: cpu"
+    _s(Sig.CUDA_UNAVAILABLE, "expected a cuda device", r"Expected a cuda device, but got: cpu", _UNAVAILABLE),
     # EasyOCR's notice when torch finds no CUDA GPU
     _s(Sig.CUDA_UNAVAILABLE, "defaulting to cpu", r"CUDA not available - defaulting to CPU", _UNAVAILABLE),
     # RVC's check when torch finds no CUDA GPU
@@ -321,13 +339,18 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.TORCH_NOT_FOUND, "could not find a version that satisfies the requirement",
        r"Could not find a version that satisfies the requirement (?:torch|torchvision|torchaudio|nvidia-[\w-]+)\b",
        "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
+    # Stable Diffusion web UI's launcher when pip cannot install its pinned torch (most often a Python too new for it)
+    _s(Sig.TORCH_NOT_FOUND, "couldn't install torch", r"RuntimeError: Couldn't install torch\b",
+       "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
     _s(Sig.TORCH_NOT_FOUND, "not a supported wheel", r"(?:torch|torchvision|torchaudio)-[\w.+-]+\.whl is not a supported "
        r"wheel on this platform",
        "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
     _s(Sig.OUT_OF_MEMORY, "memory", r"CUDA out of memory|OutOfMemoryError|CUDA error:\s*out of memory|CUDA_ERROR_OUT_OF_MEMORY|"
-       r"cuda runtime error\s*(?:\(2\)\s*)?:\s*out of memory|\berror=2 : out of memory|"
+       r"cuda runtime error\s*(?:\(2\)\s*)?:\s*out of memory|\berror=2 : out of memory|\b(?:running|ran|runs) out of "
+       r"GPU memory\b|"
        r"\b(?:gpu|cuda|an?|the|of|with)\s+out[- ]of[- ]memory(?:\s+errors?)?\b",
        _OOM, healthy=True),
+    _s(Sig.OUT_OF_MEMORY, "out of vram", r"\b(?:running|ran|runs) out of VRAM\b", _OOM, healthy=True),
     _s(Sig.OUT_OF_MEMORY, "cuda runtime error (2)", r"cuda runtime error \(2\)(?!\d)",  # cudaErrorMemoryAllocation
        _OOM, healthy=True),
     _s(Sig.OUT_OF_MEMORY, "cache", r"No available memory for the cache blocks|"

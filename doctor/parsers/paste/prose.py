@@ -116,6 +116,10 @@ def stated_versions(segment: Segment) -> Iterator[Observation]:
             yield observe("torch.version", torch.group(1), segment, line, "prose")
 
 
+_ONE_ANSWER = re.compile(r"(?<![A-Za-z])(True|False)(?![A-Za-z])")  # beside Hangul or Kanji, \b does not part them
+_CODE_LINE = re.compile(r"\b(?:if|else|assert|print|return|def|import)\b|==|!=|=|>>>|^\s*#")
+
+
 def two_answers(segment: Segment) -> Iterator[Observation]:
     """A sentence saying torch.cuda.is_available() answers True ("returns True"; False is a message the signatures
     read), or True in one run and False in another."""
@@ -133,6 +137,12 @@ def two_answers(segment: Segment) -> Iterator[Observation]:
             yield observe("torch.is_available", m.group(2) == "True", segment, line, "prose")
         elif "False" not in text and _SAYS_TRUE.search(text):
             yield observe("torch.is_available", True, segment, line, "prose")
+    for line in lines:  # in any language: "`torch.cuda.is_available()`을 실행하면 False가 나와서"
+        text = line.text
+        if "is_available()" in text and _ONE_ANSWER.search(text) and not _CODE_LINE.search(text):
+            answers = set(_ONE_ANSWER.findall(text))
+            if len(answers) == 1 and not re.search(r"[A-Za-z]{3,}\s+(?:True|False)\b", text.replace("`", "")):
+                yield observe("torch.is_available", answers.pop() == "True", segment, line, "prose")
 
 
 def _asks_only(text: str) -> bool:
