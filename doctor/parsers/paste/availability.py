@@ -70,7 +70,9 @@ def in_desktop_vm(body: Body, observations: List[Observation]) -> List[Observati
     """A paste about a VirtualBox, VMware Workstation or Parallels guest in which CUDA finds no GPU: the guest has
     none (those hypervisors pass no NVIDIA GPU through)."""
     signs = {o.value for o in observations if o.path == "signature"}
-    if Sig.VM_NO_GPU in signs or any(_PASSTHROUGH.search(line.text) for segment in body.segments for line in segment.lines):
+    lines = [line.text for segment in body.segments for line in segment.lines]
+    hypervisor = any("irtual" in text or "VM" in text or "ware" in text or "arallels" in text for text in lines)
+    if Sig.VM_NO_GPU in signs or not hypervisor or any(_PASSTHROUGH.search(text) for text in lines):
         return []
     if signs & set(_NO_GPU_SIGNS):
         return _signature_at(body, Sig.VM_NO_GPU, lambda text: _DESKTOP_VM.search(text) is not None, "virtual machine")

@@ -15,6 +15,7 @@ __all__ = ["BY_SIG", "CATALOGUE", "Sig", "Signature", "TRACEBACK_CUT", "signatur
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _CODE = ("raise ", "File \"", "warnings.warn(", "return ", "assert ", "#", "msg = ", "message = ")
 _CONTEXT = re.compile(r"^\s*(?:\w+\.)*(\w*(?:Error|Exception|Warning))\s*:")
+_LITERALS = tuple(dict.fromkeys(s.literal for s in CATALOGUE))  # each pre-test word once, though messages share them
 # BuildKit's step prefix in a `docker build` log: "#0 920.0 AssertionError: ..."
 _BUILDKIT = re.compile(r"^#\d+ \d+(?:\.\d+)? ")
 # messages that CUDA found no GPU: during an image build, that is the build step having none
@@ -36,7 +37,8 @@ def _first(hits: List[Signature], text: str, lowered: str, span_from: int = -1) 
 def signatures(segment: Segment) -> Iterator[Observation]:
     """A ``signature`` observation (its value a Sig) for each known message, and the fact it feeds."""
     low = " ".join(segment.text().lower().split())  # a message wrapped over lines still holds its literal
-    hits = [s for s in CATALOGUE if s.literal in low]
+    present = {literal for literal in _LITERALS if literal in low}
+    hits = [s for s in CATALOGUE if s.literal in present]
     if not hits:
         return
     lines = segment.lines
