@@ -803,3 +803,19 @@ def test_an_answer_told_in_any_language_beside_is_available_is_read(text: str, a
     from gpudoctor.parsers.paste import read_paste
     assert read_paste(text).facts.torch.is_available is answer
 
+
+
+@pytest.mark.parametrize("attribute, cpu", [
+    ("python310Packages.pytorch", True),
+    ("python3Packages.torch", True),
+    ("python310Packages.pytorch-bin", False),
+    ("python3Packages.torchWithCuda", False),
+])
+def test_nixpkgs_source_built_torch_that_finds_no_cuda_is_the_cpu_build(attribute: str, cpu: bool) -> None:
+    text = f"nix-shell -p {attribute} --run 'python3 -c \"import torch; print(torch.cuda.is_available())\"'\nFalse\n"
+    facts = load_facts(text, "in.txt")
+    assert (facts.torch.cuda_compiled is False) is cpu
+    if cpu:
+        assert facts.is_inferred("torch.cuda_compiled") and "paste.cpu-build" in _codes(text)
+    working = text.replace("\nFalse\n", "\nTrue\n")
+    assert load_facts(working, "in.txt").torch.cuda_compiled is None

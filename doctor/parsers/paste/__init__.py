@@ -62,6 +62,7 @@ PARSERS: Tuple[Parser, ...] = (
     namespaces.namespaces,
     installs.install_logs,
     installs.conda_commands,
+    installs.nix_packages,
     vendors.amd_gpu,
     pypi.hints,
 )
@@ -71,7 +72,7 @@ CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index
 
 
 _NOT_MERGED = frozenset({"gpus.cc", "gpus.arch_said", installs.NOW, installs.NOW_CPU, installs.CONDA_FORGE,
-                         installs.CONDA_NO_BUILD}) | pypi.NOT_MERGED
+                         installs.CONDA_NO_BUILD, installs.NIX_TORCH}) | pypi.NOT_MERGED
 
 
 @dataclass(frozen=True)
@@ -205,7 +206,7 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))
     facts = _with_ccs(_derive(installs.apply_now(merged.facts, observations), found), observations)
     facts = wsl.before_wsl2(installs.conda_forge_cpu(facts, observations), observations)
-    facts = installs.conda_no_cuda_build(facts, observations)
+    facts = installs.nix_cpu_torch(installs.conda_no_cuda_build(facts, observations), observations)
     explained = any(sig not in (Sig.CUDA_UNAVAILABLE, Sig.SAID_UNUSED) for sig in found)
     facts, windows_note = pypi.windows_cpu_wheel(facts, observations, explained)
     facts, notes = infer(facts, conda_torch=False)

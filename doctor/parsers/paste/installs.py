@@ -241,3 +241,34 @@ def conda_forge_cpu(facts: Facts, observations: List[Observation]) -> Facts:
             "with no CUDA pin (pytorch-gpu, cuda-version), and torch reports CUDA unavailable: the CPU build")
     return dataclasses.replace(facts, torch=dataclasses.replace(torch, cuda_compiled=False),
                                inferred=tuple(facts.inferred) + ("torch.cuda_compiled",), extra=facts.extra + (note,))
+
+
+NIX_TORCH = "nix.torch"  # torch taken from nixpkgs' source-built attribute
+# nixpkgs' torch built from source ("python310Packages.pytorch", "python3Packages.torch"), not the upstream wheel
+# ("torch-bin", "pytorch-bin") or the CUDA variant ("torchWithCuda")
+_NIX_TORCH = re.compile(r"\bpython3\d*Packages\.(?:py)?torch\b(?![-\w])")
+
+
+def nix_packages(segment: Segment) -> Iterator[Observation]:
+    """torch named as nixpkgs' source-built attribute, in a nix-shell or nix command or a Nix expression."""
+    for line in segment.lines:
+        if "Packages." in line.text:
+            m = _NIX_TORCH.search(line.text)
+            if m:
+                yield observe(NIX_TORCH, m.group(), segment, line, "nix")
+                return
+
+
+def nix_cpu_torch(facts: Facts, observations: List[Observation]) -> Facts:
+    """torch from nixpkgs' source build, which torch says cannot use CUDA: nixpkgs builds it without CUDA unless the
+    configuration sets cudaSupport (marked inferred)."""
+    said = _last(observations, NIX_TORCH)
+    torch = facts.torch
+    if (said is None or torch.is_available is not False or torch.cuda_compiled is not None or torch.cuda
+            or "+" in (torch.version or "") or torch.hip):
+        return facts
+    note = ("inferred.torch.cuda_compiled", f"line {said.line}: torch is nixpkgs' {said.value}, which nixpkgs builds "
+            "without CUDA unless its configuration sets cudaSupport (torch-bin or torchWithCuda have CUDA), and torch "
+            "reports CUDA unavailable")
+    return dataclasses.replace(facts, torch=dataclasses.replace(torch, cuda_compiled=False),
+                               inferred=tuple(facts.inferred) + ("torch.cuda_compiled",), extra=facts.extra + (note,))
