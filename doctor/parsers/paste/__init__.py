@@ -161,14 +161,13 @@ def _arch_only(observations: List[Observation]) -> List[Observation]:
     said = next((o for o in observations if o.path == "gpus.arch_said"), None)
     if said is None or any(o.path == "gpus.cc" for o in observations):
         return []
-    names = [o for o in observations if o.path in ("gpus", "gpus.mentioned")]
+    names = [o.value if o.path == "gpus.mentioned" else o.value[1] for o in observations
+             if o.path in ("gpus", "gpus.mentioned")]
     if names:
-        name = names[0].value if names[0].path == "gpus.mentioned" else names[0].value[1]
-        one = len({(o.value if o.path == "gpus.mentioned" else o.value[1]) for o in names}) == 1
-        info = gpu_info(name)
-        if not one or info is None or info.cc is not None:
+        info = gpu_info(names[0])
+        if len(set(names)) > 1 or info is None or info.cc is not None:
             return []
-        return [dataclasses.replace(said, path="gpus.cc", value=(name, said.value))]
+        return [dataclasses.replace(said, path="gpus.cc", value=(names[0], said.value))]
     name = f"a GPU of compute capability {said.value[0]}.{said.value[1]}"
     return [dataclasses.replace(said, path="gpus.mentioned", value=name),
             dataclasses.replace(said, path="gpus.cc", value=(name, said.value))]

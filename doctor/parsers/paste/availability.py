@@ -70,7 +70,7 @@ def in_desktop_vm(body: Body, observations: List[Observation]) -> List[Observati
     """A paste about a VirtualBox, VMware Workstation or Parallels guest in which CUDA finds no GPU: the guest has
     none (those hypervisors pass no NVIDIA GPU through)."""
     signs = {o.value for o in observations if o.path == "signature"}
-    lines = [line.text for segment in body.segments for line in segment.lines]
+    lines = body.texts
     hypervisor = any("irtual" in text or "VM" in text or "ware" in text or "arallels" in text for text in lines)
     if Sig.VM_NO_GPU in signs or not hypervisor or any(_PASSTHROUGH.search(text) for text in lines):
         return []
@@ -90,7 +90,7 @@ def extension_c_missing(body: Body, observations: List[Observation]) -> List[Obs
     """"NameError: name '_C' is not defined" raised in a project's own file: its compiled ops (_C) did not build or
     load (GroundingDINO and the projects that copy its ops). Raised in torch's own files it is torch's C extension
     missing, which the import check reads."""
-    lines = [line.text for segment in body.segments for line in segment.lines]
+    lines = body.texts
     if not any("name '_C' is not defined" in text for text in lines) or any(
             o.path == "signature" for o in observations):
         return []

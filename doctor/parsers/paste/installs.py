@@ -213,19 +213,30 @@ def _modern(version: str) -> bool:
     return (version_tuple(version) or (0,)) >= (1, 13)
 
 
+def _build_open(facts: Facts) -> bool:
+    """Nothing in the facts says which torch build it is yet: no CUDA, ROCm or local version tag, no verdict."""
+    torch = facts.torch
+    return torch.cuda_compiled is None and not torch.cuda and not torch.hip and "+" not in (torch.version or "")
+
+
+def _cpu_inferred(facts: Facts, why: str, installed: bool = False) -> Facts:
+    """The facts with torch marked a CPU build, inferred, and the note saying why."""
+    torch = dataclasses.replace(facts.torch, cuda_compiled=False, installed=True if installed else facts.torch.installed)
+    return dataclasses.replace(facts, torch=torch, inferred=tuple(facts.inferred) + ("torch.cuda_compiled",),
+                               extra=facts.extra + (("inferred.torch.cuda_compiled", why),))
+
+
 def conda_no_cuda_build(facts: Facts, observations: List[Observation]) -> Facts:
     """torch from a conda command that pins a cudatoolkit no CUDA build of the pinned pytorch exists for: the solve
     picked the CPU build (marked inferred), unless the paste shows CUDA working or another build."""
     said = _last(observations, CONDA_NO_BUILD)
-    torch = facts.torch
-    if (said is None or torch.is_available is True or torch.cuda_compiled is not None or torch.cuda
-            or "+" in (torch.version or "") or torch.hip or facts.platform.system == "Darwin"):
+    if (said is None or facts.torch.is_available is True or not _build_open(facts)
+            or facts.platform.system == "Darwin"):
         return facts
     builds = "pytorch-cuda" if _modern(said.value.split()[1]) else "that cudatoolkit"
-    note = ("inferred.torch.cuda_compiled", f"line {said.line}: the conda command asks for {said.value}, and the "
-            f"pytorch channel has no CUDA build of that release with {builds}: conda takes the CPU build")
-    return dataclasses.replace(facts, torch=dataclasses.replace(torch, cuda_compiled=False, installed=True),
-                               inferred=tuple(facts.inferred) + ("torch.cuda_compiled",), extra=facts.extra + (note,))
+    return _cpu_inferred(facts, f"line {said.line}: the conda command asks for {said.value}, and the pytorch channel "
+                                f"has no CUDA build of that release with {builds}: conda takes the CPU build",
+                         installed=True)
 
 
 def conda_forge_cpu(facts: Facts, observations: List[Observation]) -> Facts:
@@ -233,14 +244,11 @@ def conda_forge_cpu(facts: Facts, observations: List[Observation]) -> Facts:
     and nothing else explains: the solve picked the CPU build (marked inferred)."""
     said = _last(observations, CONDA_FORGE)
     torch = facts.torch
-    if (said is None or torch.is_available is not False or torch.cuda_compiled is not None or torch.cuda
-            or "+" in (torch.version or "") or torch.init_error or torch.import_error or torch.hip
-            or facts.platform.system == "Darwin"):
+    if (said is None or torch.is_available is not False or not _build_open(facts) or torch.init_error
+            or torch.import_error or facts.platform.system == "Darwin"):
         return facts
-    note = ("inferred.torch.cuda_compiled", f"line {said.line}: the environment was solved from conda-forge alone "
-            "with no CUDA pin (pytorch-gpu, cuda-version), and torch reports CUDA unavailable: the CPU build")
-    return dataclasses.replace(facts, torch=dataclasses.replace(torch, cuda_compiled=False),
-                               inferred=tuple(facts.inferred) + ("torch.cuda_compiled",), extra=facts.extra + (note,))
+    return _cpu_inferred(facts, f"line {said.line}: the environment was solved from conda-forge alone with no CUDA pin "
+                                "(pytorch-gpu, cuda-version), and torch reports CUDA unavailable: the CPU build")
 
 
 NIX_TORCH = "nix.torch"  # torch taken from nixpkgs' source-built attribute
@@ -263,12 +271,8 @@ def nix_cpu_torch(facts: Facts, observations: List[Observation]) -> Facts:
     """torch from nixpkgs' source build, which torch says cannot use CUDA: nixpkgs builds it without CUDA unless the
     configuration sets cudaSupport (marked inferred)."""
     said = _last(observations, NIX_TORCH)
-    torch = facts.torch
-    if (said is None or torch.is_available is not False or torch.cuda_compiled is not None or torch.cuda
-            or "+" in (torch.version or "") or torch.hip):
+    if said is None or facts.torch.is_available is not False or not _build_open(facts):
         return facts
-    note = ("inferred.torch.cuda_compiled", f"line {said.line}: torch is nixpkgs' {said.value}, which nixpkgs builds "
-            "without CUDA unless its configuration sets cudaSupport (torch-bin or torchWithCuda have CUDA), and torch "
-            "reports CUDA unavailable")
-    return dataclasses.replace(facts, torch=dataclasses.replace(torch, cuda_compiled=False),
-                               inferred=tuple(facts.inferred) + ("torch.cuda_compiled",), extra=facts.extra + (note,))
+    return _cpu_inferred(facts, f"line {said.line}: torch is nixpkgs' {said.value}, which nixpkgs builds without CUDA "
+                                "unless its configuration sets cudaSupport (torch-bin or torchWithCuda have CUDA), and "
+                                "torch reports CUDA unavailable")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from urllib.parse import unquote
 from dataclasses import dataclass
@@ -59,6 +60,11 @@ class Body:
     segments: Tuple[Segment, ...]
     line_count: int
     cut_lines: int  # lines longer than MAX_LINE, cut to that length
+
+    @functools.cached_property
+    def texts(self) -> Tuple[str, ...]:
+        """Every line's text, in paste order (the readers that look at the whole paste share it)."""
+        return tuple(line.text for segment in self.segments for line in segment.lines)
 
 
 def normalise(text: str) -> Tuple[List[str], int]:
