@@ -46,6 +46,19 @@ _SECURE_BOOT = "Secure Boot refuses the unsigned NVIDIA kernel module, so the dr
 _E803 = ("error 803: the user-space driver library and the kernel module differ (a driver update without a reboot, "
          "or a container's compat libraries)")
 _E804 = "error 804: CUDA forward-compatibility libraries on a GPU that does not support them (often a container image)"
+_NO_KERNELS = "the torch build has no kernels for this GPU's architecture"
+_DRIVER_OLD = "the NVIDIA driver is older than the CUDA runtime torch was built with"
+_E999 = "error 999: the driver is in a bad state (often after suspend: nvidia_uvm needs reloading)"
+_E802 = "error 802: on NVSwitch systems the fabric manager is not running"
+_TV_TORCH = "torchvision was built for a different torch"
+_MIXED = "torch's own libraries do not match each other: files of two torch versions are mixed"
+_EXT_ABI = "a compiled extension was built against another torch than the installed one (a C++ symbol of torch is undefined)"
+_LIB = "a CUDA library torch needs cannot be found"
+_PAGING = "Windows could not map torch's CUDA DLLs: its paging file (virtual memory) is too small"
+_NOT_FOUND = "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"
+_P2P = "NCCL's peer-to-peer transport between the GPUs fails"
+_NCCL_SETUP = "NCCL could not set up communication between the ranks"
+_E209 = "the program has no kernels for this GPU's architecture (error 209)"
 _STARVED = "the GPU works; it waits for its data (too few DataLoader workers, slow storage or preprocessing)"
 CATALOGUE: Tuple[Signature, ...] = (
     # torch warns and goes on when cuDNN's cnn_infer library does not open (torch 2.0/2.1 with cuDNN 8)
@@ -59,12 +72,12 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the program has no kernels for this GPU's architecture (not compiled for its SM)", WARN),
     _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image (?:is )?available(?: for execution(?: on)?(?: the| this)? device)?|"
        r"[\"'`“]no kernel image[\"'`”]",  # the message retold in quotes
-       "the torch build has no kernels for this GPU's architecture", WARN),
+       _NO_KERNELS, WARN),
     # the same refusal retold in a sentence: "versions that do not support this card (too old a CUDA capability)"
     _s(Sig.NO_KERNEL_IMAGE, "capabilit", r"(?:cuda|compute) capabilit(?:y|ies)\b[^.\n]{0,60}?\b(?:too old|too low|"
        r"too new|not supported|unsupported|no longer supported)|\b(?:too old|too low|too new|not supported by|"
        r"no longer supports?|unsupported)\b[^.\n]{0,40}?(?:cuda|compute) capabilit",
-       "the torch build has no kernels for this GPU's architecture"),
+       _NO_KERNELS),
     _s(Sig.SM_INCOMPATIBLE, "is not compatible with the current pytorch", r"sm_\d+\s+is not compatible with the current PyTorch",
        "the GPU's architecture is not in the torch build's arch list", WARN),
     _s(Sig.GPU_TOO_OLD, "no longer supports this gpu", r"PyTorch no longer supports this GPU because it is too old",
@@ -72,15 +85,15 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.DRIVER_INSUFFICIENT, "insufficient", r"cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER|\bInsufficientDriver\b",
        "the NVIDIA driver is older than the CUDA runtime the program was built with", INIT),
     _s(Sig.DRIVER_INSUFFICIENT, "driver version is insufficient", r"CUDA driver version is insufficient for CUDA? runtime version",
-       "the NVIDIA driver is older than the CUDA runtime torch was built with", INIT),
+       _DRIVER_OLD, INIT),
     _s(Sig.DRIVER_INSUFFICIENT, "unsatisfied condition: cuda", r"requirement error: unsatisfied condition: cuda\s*>=\s*\d+\.\d+",
        "the host's NVIDIA driver is older than the CUDA the container image requires", INIT),
     _s(Sig.DRIVER_TOO_OLD, "driver on your system is too old", r"NVIDIA driver on your system is too old(?: \(found version \d+\))?",
-       "the NVIDIA driver is older than the CUDA runtime torch was built with", INIT),
+       _DRIVER_OLD, INIT),
     # the same message retold: "the message says my Nvidia version is too old"
     _s(Sig.DRIVER_TOO_OLD, "too old", r"\b(?:says|said|saying|tells? me|told me|complains?)\s+(?:that\s+)?(?:my|the)\s+"
        r"(?:NVIDIA\s+|Nvidia\s+|nvidia\s+)?(?:driver|version|driver version)\s+is\s+too\s+old\b",
-       "the NVIDIA driver is older than the CUDA runtime torch was built with"),
+       _DRIVER_OLD),
     _s(Sig.NOT_COMPILED, "not compiled with cuda", r"Torch not compiled with CUDA enabled",
        "torch is a CPU-only build (or macOS, which has no CUDA)", INIT),
     _s(Sig.NO_DRIVER, "nvidia driver", r"Found no NVIDIA driver on your system|\bNo NVIDIA drivers? (?:was |were )?found "
@@ -104,12 +117,12 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.NO_KERNEL_IMAGE, "does not support the current version of torch",
        r"Your device does not support the current version of Torch/CUDA", "the torch build has no kernels for this "
        "GPU's architecture", WARN),
-    _s(Sig.NO_KERNEL_IMAGE, "209", r"\bcode=209\b", "the program has no kernels for this GPU's architecture (error 209)",
+    _s(Sig.NO_KERNEL_IMAGE, "209", r"\bcode=209\b", _E209,
        WARN),
     _s(Sig.NO_KERNEL_IMAGE, "nokernelimage", r"cudaErrorNoKernelImageForDevice",
-       "the program has no kernels for this GPU's architecture (error 209)", WARN),
+       _E209, WARN),
     _s(Sig.ERR_999, "30", r"failed with error #30\b|\(30 vs\. 0\) unknown error",
-       "error 999: the driver is in a bad state (often after suspend: nvidia_uvm needs reloading)", INIT),
+       _E999, INIT),
     _s(Sig.NO_DEVICE, "cuda", r"\bno CUDA[- ]capable devices? (?:is |were |are )?(?:detected|found)|CUDA_ERROR_NO_DEVICE|"
        r"no CUDA-capable (?:device )?(?:is )?detected|No CUDA GPUs (?:are )?available|cudaErrorNoDevice|"
        r"cuda runtime error \((?:100|38)\)(?!\s*:\s*\w)",  # cudaErrorNoDevice's numbers after and before CUDA 10.1
@@ -117,23 +130,21 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.NO_DEVICE, "no devices were found", r"^\s*No devices were found\s*$",
        "nvidia-smi finds no GPU: the driver is loaded but sees none (hidden from this container or VM, or lost)"),
     _s(Sig.ERR_802, "not yet initialized", r"system not yet initialized",
-       "error 802: on NVSwitch systems the fabric manager is not running", INIT),
+       _E802, INIT),
     _s(Sig.ERR_802, "802", r"\bError 802\b",
-       "error 802: on NVSwitch systems the fabric manager is not running", INIT),
+       _E802, INIT),
     _s(Sig.ERR_803, "803", r"\bError 803\b", _E803, INIT),
     _s(Sig.ERR_803, "unsupported display driver", r"unsupported display driver / cuda driver combination", _E803, INIT),
     _s(Sig.ERR_804, "804", r"\bError 804\b", _E804, INIT),
     _s(Sig.ERR_804, "forward compatibility", r"forward compatibility was attempted on non supported HW", _E804, INIT),
-    _s(Sig.ERR_999, "999", r"\bError 999\b", "error 999: the driver is in a bad state (often after suspend: nvidia_uvm "
-       "needs reloading)", INIT),
+    _s(Sig.ERR_999, "999", r"\bError 999\b", _E999, INIT),
     _s(Sig.ERR_999, "unknown", r"CUDA unknown error|cudaErrorUnknown|CUDA error: unknown error|"
        r"cuda runtime error \(30\) : unknown error|"  # cudaErrorUnknown's number before CUDA 10.1
        r"\berror=30 : unknown error|\bCUDA_ERROR_UNKNOWN\b",  # Lua torch's THCudaCheck; the driver API's name
-       "error 999: the driver is in a bad state (often after suspend: nvidia_uvm needs reloading)", INIT),
+       _E999, INIT),
     # the tail of torch's "CUDA initialization: CUDA unknown error - this may be due to ..." warning
     _s(Sig.ERR_999, "setting the available devices to be zero", r"CUDA_VISIBLE_DEVICES after program start\. Setting "
-       r"the available devices to be zero", "error 999: the driver is in a bad state (often after suspend: nvidia_uvm "
-       "needs reloading)", INIT),
+       r"the available devices to be zero", _E999, INIT),
     _s(Sig.NVML_MISMATCH, "version mismatch", r"(?:Failed to initialize NVML: )?Driver/library version mismatch",
        "the NVIDIA kernel module and user-space libraries differ: the driver was updated without a reboot",
        "driver.nvml_error_text"),
@@ -155,16 +166,16 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.INVALID_ORDINAL, "invalid device ordinal", r"invalid device ordinal",
        "the code asks for a GPU index that this process cannot see (CUDA_VISIBLE_DEVICES or the device count)"),
     _s(Sig.TORCHVISION_NMS, "custom c++ ops", r"Couldn't load custom C\+\+ ops",
-       "torchvision was built for a different torch", "torchvision.import_error"),
+       _TV_TORCH, "torchvision.import_error"),
     # torchvision's own compiled library missing a symbol of torch: built for another torch release
     _s(Sig.TORCHVISION_NMS, "undefined symbol", r"torchvision[/\\]_C[\w.-]*\.(?:so|pyd)\s*:\s*undefined symbol",
-       "torchvision was built for a different torch", "torchvision.import_error"),
+       _TV_TORCH, "torchvision.import_error"),
     # torchvision's operators exist but have no CUDA kernels: a CPU-only torchvision beside a CUDA torch
     _s(Sig.TORCHVISION_CUDA, "torchvision::", r"Could not run 'torchvision::\w+' with arguments from the 'CUDA' backend",
        "torchvision is a CPU-only build beside a CUDA torch: its operators have no CUDA kernels", "torchvision.import_error"),
     _s(Sig.TORCHVISION_NMS, "torchvision::", r"operator torchvision::nms does not exist|No such operator torchvision::\w+|"
        r"Unknown builtin op: torchvision::\w+",
-       "torchvision was built for a different torch", "torchvision.import_error"),
+       _TV_TORCH, "torchvision.import_error"),
     _s(Sig.TORCHVISION_CUDA, "compiled with different cuda", r"PyTorch and torchvision were compiled with different CUDA "
        r"(?:major )?versions", _TV_CUDA, "torchvision.import_error"),
     _s(Sig.TORCHVISION_CUDA, "torchvision has cuda version", r"PyTorch has CUDA Version\s*=\s*[\d.]+ and torchvision has "
@@ -181,15 +192,15 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.EXTENSION_ABI, "libtorch_cuda_", r"libtorch_cuda_(?:cu|cpp)\.so: cannot open shared object file",
        "an extension built for torch 1.8-1.12 (whose CUDA library was split in two) runs on another torch"),
     _s(Sig.TORCH_FILES_MIXED, "libtorch", r"libtorch\w*\.so[^\n]*undefined symbol: Py\w+",  # a standalone libtorch first
-       "torch's own libraries do not match each other: files of two torch versions are mixed", IMPORT),
+       _MIXED, IMPORT),
     _s(Sig.TORCH_FILES_MIXED, "undefined symbol", r"(?:libtorch\w*|libc10\w*|torch[/\\]_C[\w.-]*)\.so[^\n]*undefined symbol: [*`'\"]*_ZNK?",
-       "torch's own libraries do not match each other: files of two torch versions are mixed", IMPORT),
+       _MIXED, IMPORT),
     _s(Sig.EXTENSION_ABI, "undefined symbol", r"(?:^|[\s/\\'\"])(?!libtorch|libc10|libcaffe2|libshm)[\w-]+(?:\.(?:cpython|abi3)[\w.-]*)?\.(?:so|pyd)\b"
        r"[^\n]*undefined symbol: [*`'\"]*_ZNK?\d*(?:at|c10|caffe2|torch)\d",
-       "a compiled extension was built against another torch than the installed one (a C++ symbol of torch is undefined)"),
+       _EXT_ABI),
     # the same told without the library's name: "an import error about the symbol `_ZN6caffe2...`"
     _s(Sig.EXTENSION_ABI, "symbol", r"\b(?:the|undefined) symbol:?\s+[`*'\"]*_ZNK?\d*(?:at|c10|caffe2|torch)\d\w*",
-       "a compiled extension was built against another torch than the installed one (a C++ symbol of torch is undefined)"),
+       _EXT_ABI),
     _s(Sig.XFORMERS_MISMATCH, "xformers was built for", r"xFormers was built for",
        "xformers was built for a different torch, CUDA or Python than the installed ones"),
     # each operator memory_efficient_attention refuses lists why: "xFormers wasn't build with CUDA support" (sic)
@@ -240,12 +251,12 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"Unable to load any of \{?libcudnn|Invalid handle\. Cannot load symbol cudnn\w+",
        "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
     _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl|torch_cuda|c10_cuda|caffe2_nvrtc)[\w-]*[.,]so[\w.]*: cannot open shared object file",
-       "a CUDA library torch needs cannot be found", IMPORT),
+       _LIB, IMPORT),
     _s(Sig.LIB_MISSING, "importerror: lib", r"ImportError: lib(?:cudart|cublas\w*|cudnn\w*|nvrtc|cufft|curand|cusparse|"
-       r"cusolver|nvToolsExt|nccl)\.so[\d.]*\s*$", "a CUDA library torch needs cannot be found", IMPORT),
+       r"cusolver|nvToolsExt|nccl)\.so[\d.]*\s*$", _LIB, IMPORT),
     # NVRTC compiling a fused kernel at run time (TorchScript, libtorch) finds no builtins library of its version
     _s(Sig.LIB_MISSING, "libnvrtc-builtins", r"nvrtc: error: failed to open libnvrtc-builtins[\w.-]*",
-       "a CUDA library torch needs cannot be found"),
+       _LIB),
     _s(Sig.WIN_DLL, "dll", r"\[WinError (?:126|127|1114|193)\][^\n]*?(?:\w+\.dll)?|DLL load failed(?: while importing [\w.]+?)?(?:\s*:|[.\s]*$)",
        "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
     _s(Sig.WIN_DLL, "winerror", r"\[WinError (?:126|127|1114|193)\]",
@@ -285,9 +296,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"\bUnable to load the kernel module '?nvidia\.ko'?.{0,80}\bSecure ?Boot\b",
        _SECURE_BOOT),
     _s(Sig.PAGING_FILE, "paging file", r"The paging file is too small for this operation",
-       "Windows could not map torch's CUDA DLLs: its paging file (virtual memory) is too small"),
+       _PAGING),
     _s(Sig.PAGING_FILE, "1455", r"\[WinError 1455\]",
-       "Windows could not map torch's CUDA DLLs: its paging file (virtual memory) is too small"),
+       _PAGING),
     _s(Sig.WIN_DLL, "dll", r"\b[Ee]rr?or? loading\s*[\"\u201c\u201d']?[^\"\u201c\u201d\n]*?\b\w+\.dll\b[^\n]*?or one of its "
        r"dependencies",
        "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
@@ -338,13 +349,13 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDA_UNAVAILABLE, "available", r"\bno (?:CUDA )?GPUs? (?:is |are )?available\b", _UNAVAILABLE),
     _s(Sig.TORCH_NOT_FOUND, "could not find a version that satisfies the requirement",
        r"Could not find a version that satisfies the requirement (?:torch|torchvision|torchaudio|nvidia-[\w-]+)\b",
-       "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
+       _NOT_FOUND),
     # Stable Diffusion web UI's launcher when pip cannot install its pinned torch (most often a Python too new for it)
     _s(Sig.TORCH_NOT_FOUND, "couldn't install torch", r"RuntimeError: Couldn't install torch\b",
-       "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
+       _NOT_FOUND),
     _s(Sig.TORCH_NOT_FOUND, "not a supported wheel", r"(?:torch|torchvision|torchaudio)-[\w.+-]+\.whl is not a supported "
        r"wheel on this platform",
-       "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"),
+       _NOT_FOUND),
     _s(Sig.OUT_OF_MEMORY, "memory", r"CUDA out of memory|OutOfMemoryError|CUDA error:\s*out of memory|CUDA_ERROR_OUT_OF_MEMORY|"
        r"cuda runtime error\s*(?:\(2\)\s*)?:\s*out of memory|\berror=2 : out of memory|\b(?:running|ran|runs) out of "
        r"GPU memory\b|"
@@ -389,12 +400,12 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.BF16_UNSUPPORTED, "bfloat16", r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0",
        "the GPU works; the model asks for bfloat16, which GPUs before Ampere (8.0) lack", healthy=True),
     _s(Sig.NCCL_P2P, "peer access", r"peer access is not supported between these two devices",
-       "NCCL's peer-to-peer transport between the GPUs fails"),
+       _P2P),
     _s(Sig.NCCL_P2P, "ipc handle", r"failed to open CUDA IPC handle",
-       "NCCL's peer-to-peer transport between the GPUs fails"),
+       _P2P),
     _s(Sig.NCCL_SYSTEM, "unhandled system error", r"NCCL error[^\n]*unhandled system error",
-       "NCCL could not set up communication between the ranks"),
-    _s(Sig.NCCL_SYSTEM, "ncclsystemerror", r"ncclSystemError", "NCCL could not set up communication between the ranks"),
+       _NCCL_SETUP),
+    _s(Sig.NCCL_SYSTEM, "ncclsystemerror", r"ncclSystemError", _NCCL_SETUP),
     # NCCL's own WARN lines when /dev/shm is too small (a container's 64 MB default)
     _s(Sig.NCCL_SYSTEM, "shared memory segment", r"Error while creating shared memory segment\s+/dev/shm/nccl",
        _SHM),
