@@ -18,6 +18,7 @@ from gpudoctor.checks.support.driver_missing import (
 )
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.support.driver_advice import insufficient, no_upgrade_helps, upgrade_text
+from gpudoctor.checks.support.paste_notes import inferred_why
 from gpudoctor.facts import Facts, NvmlError
 from gpudoctor.facts.derive import cuda_of_found_version, derived
 from gpudoctor.model import Finding, Fix, Severity
@@ -138,14 +139,18 @@ def _too_old(facts: Facts) -> Optional[Finding]:
     blocked = no_upgrade_helps(facts, requirement)
     if blocked:
         text = blocked + " " + text
+    built = inferred_why(facts, "torch.cuda")
+    detail = (torch.init_error or "").strip()
+    if built:
+        detail = f"torch's CUDA version is inferred, not observed: {built}.\n{detail}".strip()
     return Finding(
         code="driver.too-old-for-torch",
         severity=Severity.ERROR,
         summary=f"{observed}; {needs}",
-        detail=(torch.init_error or "").strip(),
+        detail=detail,
         fix=Fix(text, tuple(commands)),
         evidence=("driver.version", "torch.cuda", "torch.init_error"),
-        inferred=requirement is not None and requirement.confidence is not compat.Confidence.CONFIRMED,
+        inferred=bool(built) or (requirement is not None and requirement.confidence is not compat.Confidence.CONFIRMED),
     )
 
 

@@ -11,6 +11,7 @@ from typing import Iterator, List
 
 from gpudoctor.checks import packages as pk
 from gpudoctor.checks.platform import nvidia_present
+from gpudoctor.checks.support.paste_notes import inferred_why
 from gpudoctor.facts import Facts
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import check, need, skip
@@ -53,6 +54,9 @@ def torch_cuda(facts: Facts) -> Iterator[Finding]:
                        f"on a machine with {_gpus(facts)}"
                        + (f" and driver {facts.driver.version}" if facts.driver.version else "") + "."]
     said.append("Required: a CUDA build, a loaded driver new enough for it and a visible GPU give True.")
+    built = inferred_why(facts, "torch.cuda")
+    if built:
+        said.append(f"That it is a CUDA build is inferred, not observed: {built}.")
     if t.init_error:
         said.append(f"torch said when CUDA started: {t.init_error.strip()[:2000]}")
     else:
@@ -66,6 +70,7 @@ def torch_cuda(facts: Facts) -> Iterator[Finding]:
             "names the layer (driver, device nodes, visible devices, container).",
             (_INIT, "nvidia-smi", "gpudoctor check -v")),
         _DEBUG_LINKS, ("torch.is_available", "torch.cuda", "gpus", "torch.init_error"),
+        inferred=bool(built),
     )
 
 

@@ -167,7 +167,10 @@ def _build_label(facts: Facts) -> str:
     if torch.hip:
         return f"ROCm/HIP {torch.hip}"
     if not torch.cuda:
-        return "CPU and Apple MPS" if torch.mps_available else "CPU-only"
+        if torch.mps_available:
+            return "CPU and Apple MPS"
+        cpu = torch.cuda_compiled is False or (torch.version or "").endswith("+cpu")
+        return "CPU-only" if cpu else "build not known: no CUDA or CPU tag"
     parts: List[str] = [f"CUDA {torch.cuda}"]
     cudnn = torch.cudnn_version
     if cudnn:

@@ -5,6 +5,7 @@ settle it."""
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Tuple
 
@@ -90,6 +91,9 @@ def _quote(value: str) -> str:
     return f"line {number}: {text}"
 
 
+_GPU_FIELD = re.compile(r"^gpus\[(\d+)\]\.(\w+)$")
+
+
 def evidence_for(finding: Finding, facts: Facts) -> Tuple[str, ...]:
     """The pasted lines a finding rests on, in paste order."""
     lines = dict(_lines(facts))
@@ -98,6 +102,9 @@ def evidence_for(finding: Finding, facts: Facts) -> Tuple[str, ...]:
         name = finding.code[len("paste."):]
         keys += [f"signature.{name}", *_SIGNATURE_LINES.get(name, ())]
     for path in finding.evidence:
+        gpu = _GPU_FIELD.match(path)  # "gpus[0].compute_mode": the line that showed that GPU's value
+        if gpu:
+            keys.append(f"gpus.{gpu.group(1)}.{gpu.group(2)}")
         if path in _NOTE_LINES:
             keys.extend(key for key in lines if key.startswith(f"{path}."))
         for key in _FACT_LINES.get(path, (path,)):
@@ -128,8 +135,13 @@ def _rank(found: List[Cause], facts: Facts) -> List[Cause]:
                                         all(f.inferred for f in _members(c)), order[id(c)]))
 
 
+# symptoms that every cause of an unusable GPU shows: observing them does not confirm an inferred cause
+_BARE_SYMPTOMS = frozenset({"torch.cuda-unavailable", "paste.cuda-unavailable", "paste.gpu-unused-unexplained"})
+
+
 def _confidence(cause: Cause, evidence: Tuple[str, ...]) -> Confidence:
-    if cause.severity is Severity.ERROR and evidence and not all(f.inferred for f in _members(cause)):
+    support = [f for f in _members(cause) if f is cause.lead or f.code not in _BARE_SYMPTOMS]
+    if cause.severity is Severity.ERROR and evidence and not all(f.inferred for f in support):
         return Confidence.HIGH
     if cause.severity is Severity.ERROR:
         return Confidence.MEDIUM

@@ -67,12 +67,12 @@ PARSERS: Tuple[Parser, ...] = (
     pypi.hints,
 )
 # What a paste says in passing about the machine: context for the facts, not enough to call the paste recognised.
-CONTEXT_PATHS = frozenset({"amd_gpu", "nvidia_named", "rocm_index", "torch_index", "mac.chip", "torch_source",
+CONTEXT_PATHS = frozenset({"amd_gpu", "intel_gpu", "nvidia_named", "rocm_index", "torch_index", "mac.chip", "torch_source",
                            "python_command", "container_said", "smi_works", "device_asked", signatures.TRACEBACK_CUT}) | pypi.NOT_MERGED
 
 
 _NOT_MERGED = frozenset({"gpus.cc", "gpus.arch_said", installs.NOW, installs.NOW_CPU, installs.CONDA_FORGE,
-                         installs.CONDA_NO_BUILD, installs.NIX_TORCH}) | pypi.NOT_MERGED
+                         installs.CONDA_NO_BUILD, installs.NIX_TORCH, prose.DRIVER_SAID}) | pypi.NOT_MERGED
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,11 @@ class Paste:
     @property
     def recognised(self) -> bool:
         # the reporter's words that the GPU is unused are the symptom: alone, they leave the paste to be asked for
-        return any(obs.path not in CONTEXT_PATHS and obs.value is not Sig.SAID_UNUSED for obs in self.observations)
+        if any(obs.path not in CONTEXT_PATHS and obs.value is not Sig.SAID_UNUSED for obs in self.observations):
+            return True
+        # an AMD or Intel GPU named where no NVIDIA one is: a fact of the machine that settles much on its own
+        paths = {obs.path for obs in self.observations}
+        return bool(paths & {"amd_gpu", "intel_gpu"}) and "nvidia_named" not in paths
 
     @property
     def formats(self) -> Tuple[str, ...]:
@@ -204,12 +208,15 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     merged = merge(start, [o for o in observations if o.path not in _NOT_MERGED], base_format)
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))
     facts = _with_ccs(_derive(installs.apply_now(merged.facts, observations), found), observations)
+    facts = prose.said_driver(facts, observations)
     facts = wsl.before_wsl2(installs.conda_forge_cpu(facts, observations), observations)
     facts = installs.nix_cpu_torch(installs.conda_no_cuda_build(facts, observations), observations)
     explained = any(sig not in (Sig.CUDA_UNAVAILABLE, Sig.SAID_UNUSED) for sig in found)
+    facts, smi_note = pypi.smi_system(facts, observations)
     facts, windows_note = pypi.windows_cpu_wheel(facts, observations, explained)
+    facts, linux_note = pypi.linux_default_build(facts, observations)
     facts, notes = infer(facts, conda_torch=False)
-    notes += windows_note
+    notes += smi_note + windows_note + linux_note
     if base is not None:
         notes += list(_base_lines(body, base)) + list(_later_reports(text, base))
     if body.cut_lines:

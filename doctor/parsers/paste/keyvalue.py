@@ -15,7 +15,7 @@ from gpudoctor.parsers.paste.segments import Line, Segment
 
 __all__ = ["key_values", "one_liners"]
 
-_KV = re.compile(r"^\s*(?:[-*+\u2022]\s+)?(?:\*\*)?`?([A-Za-z][\w .,()?/`'-]{1,60}?)`?(?:\*\*)?\s*[:\uff1a]\s*(?:\*\*)?\s*(\S.*?)\s*$")
+_KV = re.compile(r"^\s*(?:[-*+\u2022]\s+|\[(?:INFO|DEBUG|WARN(?:ING)?)\]\s*)?(?:\*\*)?`?([A-Za-z][\w .,()?/`'-]{1,60}?)`?(?:\*\*)?\s*[:\uff1a]\s*(?:\*\*)?\s*(\S.*?)\s*$")
 _TORCH_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)")
 _LIGHTNING_IDLE = re.compile(r"GPU available:\s*True(?:\s*\(\w+\))?,\s*used:\s*False", re.I)
 _YOLO = re.compile(r"Python-[\d.]+\s+torch-(\d[\w.+]*)(?:\s+(?:CUDA:(\d+)\s+\(([^,()]+),\s*(\d+)MiB\)|CPU|MPS))?")
@@ -75,6 +75,9 @@ _KEYS: Dict[str, str] = {
     "nvidia driver version": "driver.version",
     "driver version": "driver.version",
     "nvidia driver": "driver.version",
+    "driver": "driver.version",
+    "gpu driver": "driver.version",
+    "nvidia driver version (nvidia-smi)": "driver.version",
     "cuda driver version": "driver.cuda_version",
     "cuda version": "cuda.ambiguous",
     "cuda toolkit version": "toolkit.nvcc_version",
@@ -172,6 +175,8 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
             version = m.group(1)
             if path == "driver.cuda_version" and (version.count(".") >= 2 or int(version.split(".")[0]) >= 100):
                 path = "driver.version"  # SGLang's "CUDA Driver Version: 550.54.15" is the driver's own version
+            elif path == "driver.version" and int(version.split(".")[0]) < 100:
+                return  # Windows' own numbering of the driver file ("31.0.15.5161"), or a CUDA version
             yield observe(path, version, segment, line, "env report")
 
 

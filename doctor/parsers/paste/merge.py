@@ -93,6 +93,7 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
     gpus: List[Tuple[Optional[int], str, Observation]] = []
     mentioned: List[Tuple[Optional[int], str, Observation]] = []  # names in sentences: used when nothing else names one
     memories: List[int] = []
+    modes: List[Tuple[str, Observation]] = []
     used: List[int] = []
     packages: Dict[str, Tuple[Distribution, Observation]] = {}
     extra: List[Tuple[str, str]] = []
@@ -138,6 +139,8 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
             memories.append(obs.value)
         elif path == "gpus.memory_used_mib":
             used.append(obs.value)
+        elif path == "gpus.compute_mode":
+            modes.append((obs.value, obs))
         elif path == "packages":
             key = canonicalize_name(obs.value.name)
             if key not in packages:
@@ -154,7 +157,7 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
     if not gpus and len({name.lower() for _, name, _ in mentioned}) > 1:  # named in sentences: not one machine's list
         extra.append(("paste.gpus_from_prose", str(len(mentioned))))
     gpus = gpus or mentioned
-    facts = _apply(base, values, lists, _gpus(base, gpus, memories, used), packages)
+    facts = _apply(base, values, lists, _gpus(base, gpus, memories, used, modes), packages)
     if env_vars:
         variables = facts.env.variables + tuple((name, value) for name, (value, _) in env_vars.items())
         facts = dataclasses.replace(facts, env=dataclasses.replace(facts.env, variables=tuple(sorted(variables))))
@@ -162,6 +165,7 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
     provenance = [(path, obs) for path, (_, obs) in values.items()]
     provenance += [(f"packages.{key}", obs) for key, (_, obs) in packages.items()]
     provenance += [(f"gpus.{i}", obs) for i, (_, _, obs) in enumerate(gpus) if not base.gpus]
+    provenance += [(f"gpus.{i}.compute_mode", obs) for i, (_, obs) in enumerate(modes) if not base.gpus]
     for path, obs in provenance:
         extra.append((f"paste.line.{path}", f"{obs.line}: {obs.quote}"))
     for c in conflicts:
@@ -177,7 +181,7 @@ def _show(obs: Observation) -> str:
 
 
 def _gpus(base: Facts, found: List[Tuple[Optional[int], str, Observation]], memories: List[int],
-          used: List[int]) -> Tuple[Gpu, ...]:
+          used: List[int], modes: List[Tuple[str, Observation]]) -> Tuple[Gpu, ...]:
     if base.gpus or not found:
         return base.gpus
     seen: Dict[str, Gpu] = {}
@@ -195,7 +199,8 @@ def _gpus(base: Facts, found: List[Tuple[Optional[int], str, Observation]], memo
     for i, gpu in enumerate(seen.values()):
         memory = memories[i] if i < len(memories) else None
         in_use = used[i] if i < len(used) else None
-        out.append(dataclasses.replace(gpu, memory_total_mib=memory, memory_used_mib=in_use))
+        mode = modes[i][0] if i < len(modes) else None
+        out.append(dataclasses.replace(gpu, memory_total_mib=memory, memory_used_mib=in_use, compute_mode=mode))
     return tuple(out)
 
 

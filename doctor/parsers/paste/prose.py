@@ -3,10 +3,12 @@ assignments that set CUDA_VISIBLE_DEVICES."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from typing import Iterator, Sequence, Tuple
+from typing import Iterator, List, Sequence, Tuple
 
 from gpudoctor.compat import gpu_info
+from gpudoctor.facts import Facts
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Segment
 
@@ -105,15 +107,34 @@ _TORCH_STATED = re.compile(r"\b(?:my|the)\s+(?:py)?torch\s+version\s+is\s+[`'\"*
                            r"(\d+\.\d+\.\d+(?:\+[\w.]+)?)\b", re.I)
 
 
+DRIVER_SAID = "driver.said"  # a driver version a sentence or title names: used only where no tool output gives one
+_DRIVER_STATED = re.compile(r"\bdriver(?:\s+version)?(?:\s+is|\s*[:=(])?\s*v?([2-9]\d{2}\.\d{2,3}(?:\.\d{2,3})?)(?![\d.])",
+                            re.I)
+
+
 def stated_versions(segment: Segment) -> Iterator[Observation]:
-    """The torch version a sentence says is installed."""
+    """The torch version a sentence says is installed, and a driver version named in a sentence or title."""
     for line in segment.lines:
         text = line.text
+        if ("river" in text or "RIVER" in text) and "NVIDIA-SMI" not in text:
+            for m in _DRIVER_STATED.finditer(text):
+                yield observe(DRIVER_SAID, m.group(1), segment, line, "prose")
         if "ersion" not in text or "orch" not in text or _COMMAND.match(text):
             continue
         torch = _TORCH_STATED.search(text)
         if torch:
             yield observe("torch.version", torch.group(1), segment, line, "prose")
+
+
+def said_driver(facts: Facts, observations: List[Observation]) -> Facts:
+    """The driver version the prose names, where no tool output gave one and the prose names only one."""
+    said = [o for o in observations if o.path == DRIVER_SAID]
+    if facts.driver.version or len({o.value for o in said}) != 1:
+        return facts
+    first = said[0]
+    driver = dataclasses.replace(facts.driver, version=first.value)
+    return dataclasses.replace(facts, driver=driver,
+                               extra=facts.extra + (("paste.line.driver.version", f"{first.line}: {first.quote}"),))
 
 
 _ONE_ANSWER = re.compile(r"(?<![A-Za-z])(True|False)(?![A-Za-z])")  # beside Hangul or Kanji, \b does not part them

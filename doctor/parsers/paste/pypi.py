@@ -1,8 +1,13 @@
-"""PyPI's torch wheels for Windows are CPU-only: a Windows torch that pip took from PyPI cannot use CUDA.
+"""What a torch version without a local tag is, by the platform PyPI built it for.
 
-Two ways a paste shows it: a torch version without a ``+cuXXX`` tag as pip or torch prints it, or a pip command
-that installs torch (or a requirements file) with no PyTorch index, on a machine the paste calls Windows, followed
-by torch saying CUDA is unavailable. Either is marked inferred, never observed.
+PyPI's torch wheels for Windows are CPU-only: a Windows torch that pip took from PyPI cannot use CUDA. Two ways a
+paste shows it: a torch version without a ``+cuXXX`` tag as pip or torch prints it, or a pip command that installs
+torch (or a requirements file) with no PyTorch index, on a machine the paste calls Windows, followed by torch saying
+CUDA is unavailable.
+
+PyPI's torch wheels for Linux x86_64 are CUDA builds without a tag ("2.1.0" is the cu121 build): an untagged torch on
+a Linux machine, with nothing saying it came from conda, is taken as that build, so that the driver and the GPU can be
+judged against it. Both are marked inferred, never observed.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import dataclasses
 import re
 from typing import Iterable, Iterator, List, Tuple
 
+from gpudoctor import compat
 from gpudoctor.facts import Facts
 from gpudoctor.parsers.paste.installs import NOW
 from gpudoctor.parsers.paste.observe import Observation, observe
@@ -18,7 +24,9 @@ from gpudoctor.parsers.paste.segments import Segment
 
 PYPI_INSTALL = "install.pypi_torch"  # a pip command installing torch or a requirements file with no PyTorch index
 WINDOWS_SAID = "platform.windows_said"  # a sentence naming Windows as the system, and no other system
-NOT_MERGED = frozenset({PYPI_INSTALL, WINDOWS_SAID})
+SMI_SYSTEM = "platform.smi_system"  # the system nvidia-smi's table header implies (Persistence-M or TCC/WDDM)
+CONDA_TORCH = "install.conda_torch"  # a line saying torch came from conda (a conda command, a conda build string)
+NOT_MERGED = frozenset({PYPI_INSTALL, WINDOWS_SAID, SMI_SYSTEM, CONDA_TORCH})
 
 _PIP = re.compile(r"\b(?:pip3?(?:\.exe)?|uv\s+pip)\s*(?:install|安装|安裝)(.*)$", re.I)
 _TORCH_OR_FILE = re.compile(r"(?:^|[\s`'\"])(?:torch(?=$|[\s=<>~!\[`'\",])|-r(?=\s|$)|--requirement\b|"
@@ -30,6 +38,10 @@ _WINDOWS = re.compile(r"\bWindows\b|\bWIN(?:DOWS)?\b")
 _WINDOWS_NUMBERED = re.compile(r"\bwin(?:dows)?[\s-]?(?:7|8(?:\.1)?|10|11)\b", re.I)
 _OTHER_SYSTEM = re.compile(r"\b(?:linux|ubuntu|debian|centos|fedora|arch|wsl\d?|mac(?:os|book)?|os\s?x|colab|"
                            r"docker|kaggle|subsystem)\b", re.I)
+# nvidia-smi's header row: Linux (and WSL) name the column Persistence-M, Windows TCC/WDDM
+_SMI_HEADER = re.compile(r"\bGPU\s+Name\b.*?\b(Persistence-M|TCC/WDDM)\b")
+_CONDA_TORCH = re.compile(r"\b(?:conda|mamba|micromamba)\s+(?:install|create)\b.*\bpytorch\b|\bpytorch-cuda\b|"
+                          r"\bcudatoolkit\b|\bpytorch\s+\d+\.\d+(?:\.\d+)?\s+\S*cuda|\bpytorch\s*=+\s*\d", re.I)
 _PIP_SOURCES = frozenset({"pip list", "pip show", "pip freeze", "python -c", "python REPL", "pip install log",
                           "uv install log"})
 
@@ -44,6 +56,15 @@ def hints(segment: Segment) -> Iterator[Observation]:
             if m and _TORCH_OR_FILE.search(m.group(1)) and not _INDEX.search(text):
                 command = _COMMAND_END.split(m.group(0), maxsplit=1)[0]
                 yield observe(PYPI_INSTALL, " ".join(command.split())[:200], segment, line, "pip command")
+        if "GPU" in text and "Name" in text:
+            header = _SMI_HEADER.search(text)
+            if header:
+                system = "Linux" if header.group(1) == "Persistence-M" else "Windows"
+                yield observe(SMI_SYSTEM, system, segment, line, "nvidia-smi")
+        if "cuda" in low or "conda" in low or "pytorch" in low:
+            conda = _CONDA_TORCH.search(text)
+            if conda:
+                yield observe(CONDA_TORCH, conda.group()[:80], segment, line, "conda")
         if "win" in low and (_WINDOWS.search(text) or _WINDOWS_NUMBERED.search(text)) and not _OTHER_SYSTEM.search(text):
             yield observe(WINDOWS_SAID, True, segment, line, "prose")
 
@@ -70,7 +91,7 @@ def windows_cpu_wheel(facts: Facts, observations: Iterable[Observation],
     if (not windows or "+" in (t.version or "") or t.cuda or t.hip or t.cuda_compiled is not None
             or t.import_error or t.init_error):
         return facts, []
-    if t.version:
+    if t.version and not any(o.path == CONDA_TORCH for o in seen):
         source = next((o.fmt for o in seen if o.path in ("torch.version", NOW) and o.value == t.version), None)
         if source in _PIP_SOURCES:
             return _mark(facts, f"torch {t.version} ({source}) has no +cuXXX tag: on Windows that is PyPI's wheel, "
@@ -82,3 +103,39 @@ def windows_cpu_wheel(facts: Facts, observations: Iterable[Observation],
     return _mark(facts, f"line {command.line}: `{command.value}` took torch from PyPI on Windows, and torch "
                         "says CUDA is unavailable: PyPI's Windows wheels of torch are CPU-only; CUDA builds come "
                         "from download.pytorch.org")
+
+
+def smi_system(facts: Facts, observations: Iterable[Observation]) -> Tuple[Facts, List[Tuple[str, str]]]:
+    """The system nvidia-smi's table implies (Persistence-M on Linux and WSL, TCC/WDDM on Windows), where nothing else
+    in the paste names one and every table agrees (marked inferred)."""
+    said = [o for o in observations if o.path == SMI_SYSTEM]
+    if facts.platform.system is not None or not said or len({o.value for o in said}) != 1:
+        return facts, []
+    platform = dataclasses.replace(facts.platform, system=said[0].value)
+    inferred = tuple(dict.fromkeys(facts.inferred + ("platform.system",)))
+    column = "Persistence-M" if said[0].value == "Linux" else "TCC/WDDM"
+    return (dataclasses.replace(facts, platform=platform, inferred=inferred),
+            [("inferred.platform.system", f"line {said[0].line}: nvidia-smi's table has the {column} column of "
+                                          f"{said[0].value}'s nvidia-smi")])
+
+
+def linux_default_build(facts: Facts, observations: Iterable[Observation]) -> Tuple[Facts, List[Tuple[str, str]]]:
+    """The CUDA build PyPI ships for Linux, inferred for a torch version without a local tag on a Linux machine,
+    unless the paste shows torch from conda, another build, or CUDA working (which a conda build of another CUDA would
+    explain)."""
+    t = facts.torch
+    version = t.version or ""
+    if (not version or "+" in version or t.cuda or t.hip or t.cuda_compiled is not None or t.import_error
+            or t.is_available is True or facts.platform.torch_from_conda or facts.platform.system != "Linux"
+            or any(o.path == CONDA_TORCH for o in observations)):
+        return facts, []
+    machine = facts.platform.machine or "x86_64"
+    variant = compat.default_variant(version, "Linux", machine)
+    cuda = compat.variant_cuda(variant) if variant else None
+    if not cuda:
+        return facts, []
+    torch = dataclasses.replace(t, cuda=cuda, cuda_compiled=True, installed=True)
+    inferred = tuple(dict.fromkeys(facts.inferred + ("torch.cuda", "torch.cuda_compiled")))
+    note = (f"torch {version} has no local version tag on a Linux machine: that is PyPI's build for Linux {machine}, "
+            f"{variant} (CUDA {cuda}); a conda build of it would name its own CUDA")
+    return (dataclasses.replace(facts, torch=torch, inferred=inferred), [("inferred.torch.cuda", note)])

@@ -14,6 +14,10 @@ _SMI_ROW = re.compile(
 )
 _SMI_PROCESS = re.compile(r"^\|\s+\d+\s+(?:\S+\s+\S+\s+)?\d+\s+[CG](?:\+G)?\s+\S")  # a listed GPU process
 _SMI_MEM = re.compile(r"\|\s*(\d+)MiB\s*/\s*(\d+)MiB\s*\|")
+# the row's last column: GPU-Util and the compute mode ("  1%   Prohibited |", "0%   E. Process |")
+_SMI_MODE = re.compile(r"\|\s*(?:\d+%|N/A)\s+(Default|E\. Process|E\. Thread|Prohibited)\s*\|")
+_MODES = {"Default": "default", "E. Process": "exclusive_process", "E. Thread": "exclusive_thread",
+          "Prohibited": "prohibited"}
 # one entry of `nvidia-smi -L`; a Markdown paragraph may run several entries into one line
 _SMI_L = re.compile(r"(?:^|\s)GPU\s+(\d{1,2}):\s+(.+?)\s*\(UUID:\s*(GPU-[0-9a-fA-F-]+)\)")
 _NVCC = re.compile(r"Cuda compilation tools, release (\d+\.\d+), V([\d.]+)")
@@ -59,6 +63,9 @@ def nvidia_smi(segment: Segment) -> Iterator[Observation]:
             if m:
                 yield observe("gpus.memory_total_mib", int(m.group(2)), segment, line, "nvidia-smi")
                 used.append((int(m.group(1)), line))
+                mode = _SMI_MODE.search(text, m.end() - 1)
+                if mode:
+                    yield observe("gpus.compute_mode", _MODES[mode.group(1)], segment, line, "nvidia-smi")
             continue
         if text.lstrip().startswith("GPU ") and "UUID" in text:
             for m in _SMI_L.finditer(text):
@@ -167,6 +174,9 @@ _MACOS = re.compile(r"\bmacOS[- ]\d+|Darwin Kernel|\barm64-arm-64bit\b|/opt/home
                     r"-apple-darwin\d*\b|\bMac ?(?:mini|Studio|Pro)\b|\biMac\b|\bMac OS X\b|"
                     r"\bmacOS (?:Sonoma|Ventura|Monterey|Big Sur|Sequoia|Tahoe)\b|\w\.dylib\b")
 # a message naming the library for both systems ("libcudnn.so.5 or libcudnn.5.dylib") says nothing of the platform
+# a program's advice naming a Mac as one choice: "use a Mac with Apple Silicon or a CUDA-compatible GPU"
+_MAC_ADVICE = re.compile(r"\b(?:use|try|get|recommend(?:ed)?|needs?|requires?)\s+(?:an?\s+)?(?:Mac|Apple)\b[^.\n]{0,40}?"
+                         r"\bor\b|\bor\s+(?:an?\s+)?(?:Mac|Apple)\b", re.I)
 _BOTH_SYSTEMS = re.compile(r"\.so\b[\w.]*\s+or\s+\S+\.dylib\b")
 
 
@@ -206,7 +216,8 @@ def platform_hints(segment: Segment) -> Iterator[Observation]:
         elif ("wsl" in text or "WSL" in text) and _WSL.search(text):
             yield observe("platform.system", "Linux", segment, line, "WSL")
             yield observe("platform.wsl", 2, segment, line, "WSL")
-        elif _MAC_WORDS.search(text) and _MACOS.search(text) and not _BOTH_SYSTEMS.search(text):
+        elif (_MAC_WORDS.search(text) and _MACOS.search(text) and not _BOTH_SYSTEMS.search(text)
+              and not _MAC_ADVICE.search(text)):
             yield observe("platform.system", "Darwin", segment, line, "macOS")
         elif "-packages/" in text and _LINUX_PATH.search(text):
             yield observe("platform.system", "Linux", segment, line, "a Linux path")
