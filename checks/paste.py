@@ -51,7 +51,10 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
     # the Windows check judges a WinError that names the DLL; one cut before the name is this check's to say
     "windows-dll": lambda f: (f.platform.system == "Windows" and "WinError" in (f.torch.import_error or "")
                               and ".dll" in (f.torch.import_error or "").lower()),
-    "torchvision-nms": lambda f: bool(f.torchvision.version and f.torch.version),
+    # the torchvision check judges the pair where both versions are known; code that calls torch.ops.torchvision.*
+    # without importing torchvision gets "No such operator" from a torchvision that may be fine
+    "torchvision-nms": lambda f: bool(f.torchvision.version and f.torch.version)
+    or "torchvision-ops-not-imported" in extras(f, "paste.signature"),
     "torchvision-cuda-mismatch": lambda f: bool(f.torchvision.version and f.torch.version),
     "not-compiled-with-cuda": lambda f: bool(f.gpus and f.torch.version and f.torch.cuda_compiled is False)
     or bool(amd_gpu(f)),  # torch.cpu-build-on-amd judges it, with the ROCm build as the fix
@@ -63,6 +66,8 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
 
 
 # Messages that only say CUDA is missing: on a Mac that is the platform, not a broken install.
+# on a Mac that shows no NVIDIA GPU, these say only that there is no CUDA there (Macs last had NVIDIA GPUs in 2014)
+_NO_NVIDIA_ON_MAC = frozenset({"driver-insufficient", "no-device", "driver-too-old", "cuda-lib-missing"})
 _CUDA_ONLY = frozenset({"not-compiled-with-cuda", "xformers-mismatch", "cuda-unavailable", "no-driver",
                         "bitsandbytes-without-gpu", "conda-no-cudatoolkit", "extension-build-without-cuda",
                         "gpu-unused-unexplained"})
@@ -148,7 +153,8 @@ def errors(facts: Facts) -> Iterator[Finding]:
         if code == "no-kernel-image" and torch_serves_every_gpu(facts):
             yield kernel_layer(facts, quoted(facts, code))
             continue
-        if code in _CUDA_ONLY and facts.platform.system == "Darwin":
+        if facts.platform.system == "Darwin" and (code in _CUDA_ONLY or code in _NO_NVIDIA_ON_MAC and not (
+                facts.gpus or extras(facts, "paste.nvidia_named"))):
             if mac_said:
                 continue
             mac_said = True

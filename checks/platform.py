@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterator, List, Optional, Tuple
 
 from gpudoctor import compat, plausible
@@ -276,10 +277,13 @@ def no_nvidia_gpu(facts: Facts) -> Iterator[Finding]:
     if not seen and no_driver and facts.platform.dev_nvidia == () \
             and not any(m.startswith("nvidia") for m in d.kernel_modules):
         seen.append("no NVIDIA driver, kernel module or /dev/nvidia* device")
+    pasted = Source.parse(facts.meta.source) in (Source.PASTE, Source.COLLECT_ENV)
+    if not seen and pasted and not facts.driver.version:
+        yield from _other_vendor(facts)
+        return
     if not seen:
         raise skip("whether this machine has an NVIDIA GPU is not known")
     # in a pasted report about CUDA failing, the missing GPU is the answer; on a machine checked as it is, a fact
-    pasted = Source.parse(facts.meta.source) in (Source.PASTE, Source.COLLECT_ENV)
     failing = facts.torch.is_available is False or bool(extras(facts, "paste.signature"))
     yield Finding(
         "platform.no-nvidia-gpu", Severity.WARNING if pasted and failing else Severity.INFO,
@@ -288,6 +292,45 @@ def no_nvidia_gpu(facts: Facts) -> Iterator[Finding]:
         Fix("If the machine does have an NVIDIA GPU, look for it; otherwise the CPU build of torch is the one to use.",
             ("Get-PnpDevice -Class Display" if _fix.is_windows(facts) else "lspci -nn | grep -i -E 'vga|3d|display'",)),
         INSTALL_LINKS, ("driver.gpu_count", "extra", "platform.dev_nvidia"),
+    )
+
+
+_XPU_INDEX = "https://download.pytorch.org/whl/xpu"
+
+
+def _other_vendor(facts: Facts) -> Iterator[Finding]:
+    """A paste that names only an AMD or an Intel GPU: CUDA code and CUDA builds of torch cannot use it."""
+    amd, intel = _vendors.amd_gpu(facts), _vendors.intel_gpu(facts)
+    t = facts.torch
+    rocm = bool(t.hip) or "+rocm" in (t.version or "")
+    cuda_said = "no-driver" in extras(facts, "paste.signature") or derived(facts).driver_found_version is not None
+    if amd and not rocm and (t.version or t.cuda or t.cuda_compiled is not None or cuda_said
+                             or _vendors.rocm_index(facts) or _vendors.torch_indexes(facts)):
+        amd = ()  # a CUDA or CPU build on the AMD GPU: the checks of torch's builds judge it, with the ROCm build as fix
+    if not amd and not intel:
+        raise skip("whether this machine has an NVIDIA GPU is not known")
+    models = [re.sub(r"(?:\s+[a-z]+)+$", "", item) for item in amd or intel if any(ch.isdigit() for ch in item)]
+    if amd:
+        vendor = "an AMD GPU"
+        fix = Fix("CUDA needs an NVIDIA GPU. On Linux, torch's ROCm builds use AMD GPUs (and `torch.cuda` then means the "
+                  "AMD GPU); code with CUDA kernels of its own (custom extensions) runs only on NVIDIA GPUs, so run it "
+                  "on the CPU or on a machine with an NVIDIA GPU.", ("rocminfo",))
+        links: Tuple[str, ...] = (_vendors.ROCM_INSTALL_LINK,)
+    else:
+        vendor = "an Intel GPU"
+        fix = Fix(f"CUDA needs an NVIDIA GPU. Intel GPUs are used through torch's XPU builds ({_XPU_INDEX}, "
+                  "`torch.xpu`), not `torch.cuda`; code written for CUDA only runs on the CPU here.", ())
+        links = ("https://docs.pytorch.org/docs/stable/notes/get_start_xpu.html",)
+    own = rocm or "+xpu" in (t.version or "")
+    working = own and t.is_available is True  # a ROCm or XPU torch that uses the GPU
+    yield Finding(
+        "platform.no-nvidia-gpu", Severity.INFO if working else Severity.WARNING,
+        f"the paste names {vendor}" + (f" ({models[0]})" if models else "") +
+        " and no NVIDIA GPU: CUDA code and CUDA builds of torch cannot use it",
+        f"Observed: {vendor} named in the paste ({', '.join((amd or intel)[:3])}); no NVIDIA GPU, driver or "
+        "nvidia-smi output anywhere in it.\nRequired: an NVIDIA GPU and its driver for CUDA.",
+        fix, links, ("extra",), inferred=True,
+        cause="torch.cuda-build-on-amd" if amd else "",  # one cause with that finding where a message shows it
     )
 
 

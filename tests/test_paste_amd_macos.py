@@ -85,8 +85,14 @@ def test_an_nvidia_gpu_named_beside_amd_words_is_not_an_amd_machine() -> None:
     assert "driver.not-loaded" in _codes(problems)
 
 
-def test_amd_words_alone_do_not_make_a_paste_recognised() -> None:
-    assert not read_paste("I have an AMD GPU (Radeon RX 6600) and a question about ROCm.").recognised
+def test_amd_words_alone_make_a_paste_recognised_and_say_cuda_cannot_use_the_gpu() -> None:
+    text = "I have an AMD GPU (Radeon RX 6600) and a question about ROCm."
+    assert read_paste(text).recognised
+    _, _, problems = _diagnose(text)
+    assert _codes(problems) == ["platform.no-nvidia-gpu"]
+    assert "Radeon RX 6600" in problems[0].summary and "ROCm builds" in (problems[0].fix.text if problems[0].fix else "")
+    _, _, both = _diagnose("I have an AMD GPU (Radeon RX 6600) and an NVIDIA GeForce RTX 3060.")
+    assert "platform.no-nvidia-gpu" not in _codes(both)
 
 
 def test_next_steps_on_an_amd_machine_ask_for_rocminfo_not_nvidia_smi() -> None:
@@ -188,8 +194,11 @@ def test_bitsandbytes_without_gpu_on_linux_keeps_its_own_message() -> None:
 def test_cuda_unavailable_on_an_amd_gpu_asks_for_rocm_facts_not_nvidia_smi() -> None:
     text = ("RX 6600 XT on Ubuntu.\n\n```\n$ python -c \"import torch; print(torch.cuda.is_available())\"\nFalse\n```\n")
     _, report, problems = _diagnose(text)
-    assert _codes(problems) == ["paste.cuda-unavailable"]
-    finding = problems[0]
+    assert sorted(_codes(problems)) == ["paste.cuda-unavailable", "platform.no-nvidia-gpu"]
+    said = answer(report)  # the AMD GPU is the cause, the unavailable CUDA its symptom
+    assert said.lead is not None and said.lead.code == "platform.no-nvidia-gpu" and "RX 6600 XT" in said.lead.summary
+    assert [f.code for f in said.same_cause] == ["paste.cuda-unavailable"] and not said.others
+    finding = next(f for f in problems if f.code == "paste.cuda-unavailable")
     assert "AMD GPU" in finding.summary
     assert "rocminfo" in _commands(finding) and "torch.version.hip" in _commands(finding)
     assert "nvidia-smi" not in _commands(finding)

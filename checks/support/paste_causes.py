@@ -100,8 +100,8 @@ CAUSES: Dict[str, Cause] = {
                                  "Advanced > Performance > Virtual memory), on a drive with free space; then restart. "
                                  "Running fewer programs that load CUDA at once also helps.",
                                  ("systempropertiesadvanced",)),
-    "gpu-too-old": Cause(E, "torch says the GPU is too old: its compute capability is below the oldest this build has "
-                            "kernels for",
+    "gpu-too-old": Cause(E, "the GPU is too old for this build: its compute capability is below the oldest the build "
+                            "has kernels for",
                          "Install the newest torch release whose kernels still cover this GPU's compute capability "
                          "(gpudoctor check names it from the arch lists), or use a newer GPU.",
                          ('python -c "import torch; print(torch.__version__, torch.cuda.get_arch_list(), '
@@ -190,9 +190,12 @@ CAUSES: Dict[str, Cause] = {
                            "onnxruntime, TensorFlow), install the cuDNN major it was built for and put its folder on "
                            "PATH (Windows) or LD_LIBRARY_PATH (Linux); the nvidia-cudnn-cuNN wheel of that major works.",
                            ("pip list | grep -i nvidia", *REINSTALL)),
-    "cuda-lib-missing": Cause(E, "a CUDA library torch needs cannot be found (cannot open shared object file)",
-                              "Reinstall torch with its nvidia-* wheels, or add the folder holding the library to "
-                              "the loader path.", ("pip list | grep -i nvidia", *REINSTALL)),
+    "cuda-lib-missing": Cause(E, "a CUDA library that torch or the program loads cannot be found",
+                              "For torch, reinstall it with its nvidia-* wheels. For a program that loads the CUDA "
+                              "libraries itself (TensorFlow, onnxruntime, ctranslate2), install the CUDA release "
+                              "whose library it names (cudart64_100.dll is CUDA 10.0's, libcudart.so.11.0 CUDA 11's) "
+                              "and add its folder to PATH (Windows) or LD_LIBRARY_PATH (Linux).",
+                              ("pip list | grep -i nvidia", *REINSTALL)),
     "libcuda-missing": Cause(E, "the driver library libcuda.so is not on the loader's path",
                              "On WSL2 the driver comes from Windows and lives in /usr/lib/wsl/lib (do not install a "
                              "Linux driver inside WSL); in a container start it with --gpus all; otherwise install "

@@ -157,6 +157,13 @@ RUNNING: Dict[str, Cause] = {
     "model-loaded-on-gpu": Cause(NOTE, "the CUDA environment works: vLLM loaded the model's weights onto the GPU",
                                  "Not an installation problem: what fails comes after the weights are on the GPU "
                                  "(memory for the KV cache, the model's size for the GPUs, a setting).", ("nvidia-smi",)),
+    "torchvision-ops-not-imported": Cause(NOTE, "the environment may be fine: the code calls torch.ops.torchvision.* "
+                                          "without importing torchvision, and only that import registers its operators",
+                                          "Import torchvision before calling its operators through torch.ops, or call "
+                                          "torchvision.ops.nms; if `import torchvision` itself fails, torchvision is "
+                                          "built for another torch.",
+                                          ('python -c "import torch, torchvision; print(torch.__version__, '
+                                           'torchvision.__version__)"',)),
     "tensors-on-different-devices": Cause(NOTE, "the CUDA environment works: the code mixes CPU and GPU tensors",
                                           "Not an installation problem: move the model and every input to the same "
                                           "device.", ()),

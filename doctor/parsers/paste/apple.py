@@ -85,6 +85,8 @@ def apple_hints(segment: Segment) -> Iterator[Observation]:
             yield from _mps(segment, i)
         if "architecture" in text:
             yield from _incompatible(segment, i)
+        elif "not a mach-o file" in text:  # dlopen on macOS refusing a Linux ELF library
+            yield observe("platform.system", "Darwin", segment, line, "dlopen")
 
 
 def _machines(segment: Segment, index: int) -> Iterator[Observation]:

@@ -37,6 +37,8 @@ _BUSY = "the GPU is in exclusive compute mode and another process holds it, or i
 _LOST = "the GPU stopped responding to the driver (power, cooling, PCIe link or firmware)"
 _OOM = "the GPU works but ran out of memory: reduce the batch size or model size"
 _COLAB = "the Colab runtime has no GPU (its usage limits, or none free)"
+_EXT_SETUP = ("a CUDA extension's setup script found torch without CUDA (a CPU build, or no GPU it can see) and cannot "
+              "build its kernels")
 _BNB_CPU = "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"
 _EXT_NO_CUDA = "a compiled extension was built without its CUDA kernels (no CUDA toolkit or GPU where it was built)"
 _LAUNCH = "the GPU works; a kernel was launched with a grid or block size it cannot run (a bug in that code)"
@@ -68,6 +70,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the torch build or an extension has no kernels for this GPU's architecture", WARN),
     _s(Sig.NO_KERNEL_IMAGE, "invalid device function", r"\binvalid device function\b",
        "the torch build or an extension has no kernels for this GPU's architecture (invalid device function)", WARN),
+    # CUDA's name for error 209, as programs that print the driver API's words say it (mumax3)
+    _s(Sig.NO_KERNEL_IMAGE, "no binary for gpu", r"\bNo binary for GPU\b",
+       _NO_KERNELS),
     _s(Sig.NO_KERNEL_IMAGE, "not compiled for sm", r"\bnot compiled for SM ?\d+",
        "the program has no kernels for this GPU's architecture (not compiled for its SM)", WARN),
     _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image (?:is )?available(?: for execution(?: on)?(?: the| this)? device)?|"
@@ -80,8 +85,15 @@ CATALOGUE: Tuple[Signature, ...] = (
        _NO_KERNELS),
     _s(Sig.SM_INCOMPATIBLE, "is not compatible with the current pytorch", r"sm_\d+\s+is not compatible with the current PyTorch",
        "the GPU's architecture is not in the torch build's arch list", WARN),
+    # the same told in words: "an older torch, which does not support sm120 (Blackwell)"
+    _s(Sig.SM_INCOMPATIBLE, "support", r"\b(?:does not|doesn'?t|do not|don'?t|did not|didn'?t|no longer|not)\s+supports?\s+"
+       r"(?:the\s+|my\s+)?sm_?\d{2,3}\b", "the torch build has no kernels for this GPU's architecture (sm_XX), as the "
+       "paste says", WARN),
     _s(Sig.GPU_TOO_OLD, "no longer supports this gpu", r"PyTorch no longer supports this GPU because it is too old",
        "the GPU is older than the oldest architecture this torch build has kernels for", WARN),
+    # ollama's GPU discovery: "CUDA GPU is too old. Falling back to CPU mode. Compute Capability detected: 5.2"
+    _s(Sig.GPU_TOO_OLD, "cuda gpu is too old", r"CUDA GPU is too old\b",
+       "the GPU's compute capability is below the oldest the program's CUDA build has kernels for"),
     _s(Sig.DRIVER_INSUFFICIENT, "insufficient", r"cudaErrorInsufficientDriver|CUDA_ERROR_INSUFFICIENT_DRIVER|\bInsufficientDriver\b",
        "the NVIDIA driver is older than the CUDA runtime the program was built with", INIT),
     _s(Sig.DRIVER_INSUFFICIENT, "driver version is insufficient", r"CUDA driver version is insufficient for CUDA? runtime version",
@@ -176,6 +188,10 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.TORCHVISION_NMS, "torchvision::", r"operator torchvision::nms does not exist|No such operator torchvision::\w+|"
        r"Unknown builtin op: torchvision::\w+",
        _TV_TORCH, "torchvision.import_error"),
+    # code that calls torchvision's operators through torch.ops: they exist only once torchvision is imported
+    _s(Sig.TV_OPS_UNIMPORTED, "torch.ops.torchvision.", r"\btorch\.ops\.torchvision\.\w+\s*\(",
+       "the code calls torch.ops.torchvision.* without importing torchvision, whose import registers those operators",
+       healthy=True),
     _s(Sig.TORCHVISION_CUDA, "compiled with different cuda", r"PyTorch and torchvision were compiled with different CUDA "
        r"(?:major )?versions", _TV_CUDA, "torchvision.import_error"),
     _s(Sig.TORCHVISION_CUDA, "torchvision has cuda version", r"PyTorch has CUDA Version\s*=\s*[\d.]+ and torchvision has "
@@ -215,8 +231,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        _BNB_CPU),
     _s(Sig.BNB_NO_GPU, "setup", r"CUDA Setup failed despite GPU being available|CUDA[ _]SETUP:.*\blibcuda\.so not found",
        _BNB_CPU),
-    _s(Sig.BNB_NO_GPU, "libbitsandbytes_cpu", r"^\s*bin\s+\S*libbitsandbytes_cpu\.(?:so|dll)\b",
-       _BNB_CPU),
+    _s(Sig.BNB_NO_GPU, "libbitsandbytes_cpu", r"^\s*bin\s+\S*libbitsandbytes_cpu\.(?:so|dll)\b|"
+       r"CUDA[ _]SETUP:\s*Defaulting to libbitsandbytes_cpu\.(?:so|dll)", _BNB_CPU),
     _s(Sig.EXT_BUILD_NO_CUDA, "cuda is not availabel", r"NotImplementedError: Cuda is not availabel",
        "a CUDA extension's setup script refuses to build: it needs a CUDA toolkit (CUDA_HOME) and torch seeing a GPU"),
     # detectron2, maskrcnn-benchmark, old torchvision and mmcv ops built without CUDA ("Torch not compiled with CUDA
@@ -228,6 +244,11 @@ CATALOGUE: Tuple[Signature, ...] = (
        _EXT_NO_CUDA),
     _s(Sig.EXT_BUILD_NO_CUDA, "cuda compiler", r"^\s*Detectron2 CUDA Compiler\s+not available\b",
        _EXT_NO_CUDA),
+    # tiny-cuda-nn's setup script, which asks torch for the GPU's compute capability
+    _s(Sig.EXT_BUILD_NO_CUDA, "with the cuda backend", r"(?:requires|install) PyTorch (?:to be installed )?with the CUDA backend",
+       _EXT_SETUP),
+    _s(Sig.EXT_BUILD_NO_CUDA, "unknown compute capability", r"Unknown compute capability\. Specify the target compute",
+       _EXT_SETUP),
     _s(Sig.CUDA_HOME_UNSET, "cuda_home", r"CUDA_HOME environment variable is not set|"
        r"CUDA_HOME does not exist, unable to compile CUDA op",
        "building a CUDA extension needs the CUDA toolkit (nvcc); torch's wheels do not include it"),
@@ -250,6 +271,11 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDNN_MISSING, "cudnn", r"Could not (?:locate|load library) (?:lib)?cudnn\w*\.(?:dll|so[\w.]*)|"
        r"Unable to load any of \{?libcudnn|Invalid handle\. Cannot load symbol cudnn\w+",
        "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
+    # TensorFlow's loader: "Could not load dynamic library 'cudart64_100.dll'; dlerror: cudart64_100.dll not found"
+    _s(Sig.CUDNN_MISSING, "could not load dynamic library", r"Could not load dynamic library '(?:lib)?cudnn[\w.-]*\.(?:dll|so[\w.]*)'",
+       "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
+    _s(Sig.LIB_MISSING, "could not load dynamic library", r"Could not load dynamic library '(?:lib)?(?:cudart|cublas\w*|cufft|"
+       r"curand|cusolver|cusparse|nvinfer\w*|nvrtc|nccl)[\w.-]*\.(?:dll|so[\w.]*)'", _LIB),
     _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl|torch_cuda|c10_cuda|caffe2_nvrtc)[\w-]*[.,]so[\w.]*: cannot open shared object file",
        _LIB, IMPORT),
     _s(Sig.LIB_MISSING, "importerror: lib", r"ImportError: lib(?:cudart|cublas\w*|cudnn\w*|nvrtc|cufft|curand|cusparse|"

@@ -1,4 +1,5 @@
-"""An AMD GPU as a paste shows it (gfx names, Radeon and Instinct models, rocminfo, /dev/kfd), and ROCm installs.
+"""An AMD GPU as a paste shows it (gfx names, Radeon and Instinct models, rocminfo, /dev/kfd), ROCm installs, and
+Intel GPUs by their model names (``paste.intel_gpu``).
 
 The AMD GPU is recorded as ``paste.amd_gpu`` notes (the evidence, one per kind); a torch install from a
 download.pytorch.org index as ``paste.rocm_index`` (a ROCm variant, "rocm6.0") or ``paste.torch_index``
@@ -30,6 +31,9 @@ _ROCM_TOOL = re.compile(r"\brocminfo\b|\brocm-smi\b|\bamd-smi\b|\bHSA Agents\b|\
                         r"\b(?:HSA_OVERRIDE_GFX_VERSION|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES)=")
 _CPU_LINE = re.compile(r"\b(?:Ryzen|EPYC|Athlon|Threadripper|Model name|Processor|CPU)\b", re.I)
 _INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/|test/)?(rocm\d+(?:\.\d+){1,2}|cu\d{2,3}|cpu)\b")
+# an Intel GPU: integrated HD/UHD/Iris graphics or an Arc card ("Intel(R) UHD Graphics 620", "Intel Arc A770")
+_INTEL_GPU = re.compile(r"\bIntel(?:\(R\))?\s+(?:(?:U?HD|Iris(?:\(R\))?(?:\s+(?:Xe|Plus|Pro))?)(?:\(TM\))?\s+Graphics"
+                        r"(?:\s+\d{3,4})?|Arc(?:\(TM\))?\s+[AB]\d{3}M?)\b", re.I)
 _NVIDIA_NAME = re.compile(r"\b(?:GeForce|RTX ?\d{4}|GTX ?\d{3,4}|Quadro|Tesla|NVIDIA [AHLTV]\d{1,3})\b")
 
 
@@ -80,6 +84,9 @@ def amd_gpu(segment: Segment) -> Iterator[Observation]:
         m = _NVIDIA_NAME.search(text) if _NVIDIA_WORDS.search(text) else None
         if m:
             found.append(("nvidia_named", m.group(), "NVIDIA GPU"))
+        m = _INTEL_GPU.search(text) if "ntel" in text or "NTEL" in text else None
+        if m:
+            found.append(("intel_gpu", m.group()[:60], "Intel GPU"))
         m = _INDEX.search(text) if "download.pytorch.org" in text else None
         m = m or (_INDEX_SAID.search(text) if "index" in text else None)
         if m:

@@ -1,0 +1,114 @@
+"""Other programs' words for the GPU problems torch has: TensorFlow's loader, bitsandbytes' set-up, ollama's GPU
+discovery, tiny-cuda-nn's setup script, CUDA's error 209 by name; nvidia-smi's compute mode and the system its table
+implies; program advice that names a Mac; log-prefixed key-value lines."""
+
+from __future__ import annotations
+
+from typing import Dict, List
+
+import pytest
+
+from gpudoctor.model import Finding, Severity
+from gpudoctor.parsers.report import load_facts
+from gpudoctor.registry import discover
+from gpudoctor.render.diagnosis import answer
+from gpudoctor.runner import run_checks
+
+
+def _found(text: str) -> Dict[str, Finding]:
+    report = run_checks(discover(plugins=False), load_facts(text, "in.txt"))
+    return {f.code: f for f in report.findings() if f.severity in (Severity.ERROR, Severity.WARNING)}
+
+
+def _codes(text: str) -> List[str]:
+    return list(_found(text))
+
+
+@pytest.mark.parametrize("text, code", [
+    ("2021-03-02 10:11:12.123456: W tensorflow/stream_executor/platform/default/dso_loader.cc:60] Could not load "
+     "dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file\n",
+     "paste.cuda-lib-missing"),
+    ("W dso_loader.cc:55] Could not load dynamic library 'cublas64_11.dll'; dlerror: cublas64_11.dll not found\n",
+     "paste.cuda-lib-missing"),
+    ("W dso_loader.cc:55] Could not load dynamic library 'cudnn64_8.dll'; dlerror: cudnn64_8.dll not found\n",
+     "paste.cudnn-missing"),
+    ("CUDA SETUP: Required library version not found: libbitsandbytes_cuda121.so.\n"
+     "CUDA SETUP: Defaulting to libbitsandbytes_cpu.so...\n", "paste.bitsandbytes-without-gpu"),
+    ("time=2024-05-01 level=INFO source=gpu.go:138 msg=\"CUDA GPU is too old. Compute Capability detected: 3.0\"\n",
+     "paste.gpu-too-old"),
+    ("panic: No binary for GPU. Your nvidia driver may be out-of-date\n", "paste.no-kernel-image"),
+    ("OSError: PyTorch CUDA is unavailable. tinycudann requires PyTorch to be installed with the CUDA backend.\n",
+     "paste.extension-build-without-cuda"),
+    ("OSError: Unknown compute capability. Specify the target compute capabilities in the TCNN_CUDA_ARCHITECTURES "
+     "environment variable\n", "paste.extension-build-without-cuda"),
+])
+def test_other_programs_words_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+def test_a_linux_elf_library_that_macos_refuses_puts_the_paste_on_a_mac() -> None:
+    text = ("CUDA SETUP: Defaulting to libbitsandbytes_cpu.so...\n"
+            "dlopen(/opt/venv/lib/python3.10/site-packages/bitsandbytes/libbitsandbytes_cpu.so, 0x0006): tried: "
+            "'/opt/venv/lib/python3.10/site-packages/bitsandbytes/libbitsandbytes_cpu.so' (not a mach-o file)\n")
+    assert load_facts(text, "in.txt").platform.system == "Darwin"
+    assert "paste.bitsandbytes-platform" in _codes(text)
+
+
+def test_cuda_errors_on_a_mac_that_shows_no_nvidia_gpu_say_the_mac_has_no_cuda() -> None:
+    text = ("Building on Mac OS X 10.11, make runtest fails with:\n"
+            "Check failed: error == cudaSuccess (35 vs. 0) CUDA driver version is insufficient for CUDA runtime version\n")
+    assert _codes(text) == ["paste.macos-no-cuda"]
+    with_nvidia = text + "The Mac has a GeForce GT 750M.\n"
+    assert "paste.driver-insufficient" in _codes(with_nvidia)
+
+
+def test_advice_that_names_a_mac_as_a_choice_is_not_the_system() -> None:
+    text = ("[INFO] PyTorch Version: 2.8.0+cpu\n[INFO] CUDA Available: False\n"
+            "[INFO] For better performance, use a Mac with Apple Silicon or a CUDA-compatible GPU.\n"
+            "I am on Windows 11 with an NVIDIA RTX 4070 Super.\n")
+    facts = load_facts(text, "in.txt")
+    assert facts.platform.system != "Darwin" and facts.torch.version == "2.8.0+cpu"
+    assert "torch.cpu-build-on-gpu" in _codes(text)
+
+
+_PROHIBITED = """\
+| NVIDIA-SMI 538.33                 Driver Version: 538.33       CUDA Version: 12.2     |
+|-----------------------------------------+----------------------+----------------------+
+| GPU  Name                     TCC/WDDM  | Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |
+|=========================================+======================+======================|
+|   0  NVIDIA RTXA6000-48A          WDDM  | 00000000:02:01.0  On |                  N/A |
+| N/A    0C    P8              N/A /  N/A |    483MiB / 49152MiB |      1%   Prohibited |
++-----------------------------------------+----------------------+----------------------+
+"""
+
+
+def test_nvidia_smi_shows_the_compute_mode_and_its_windows_table_the_system() -> None:
+    facts = load_facts(_PROHIBITED, "in.txt")
+    assert facts.gpus[0].compute_mode == "prohibited"
+    assert facts.platform.system == "Windows" and facts.is_inferred("platform.system")
+    report = run_checks(discover(plugins=False), facts)
+    said = answer(report)
+    assert said.lead is not None and said.lead.code == "gpu.exclusive-mode"
+    assert any("Prohibited |" in line for line in said.evidence)
+    exclusive = _PROHIBITED.replace("1%   Prohibited", "0%   E. Process").replace("WDDM  |", "Off   |")
+    assert load_facts(exclusive, "in.txt").gpus[0].compute_mode == "exclusive_process"
+    assert "gpu.exclusive-mode" not in _codes(exclusive)  # no other process holds it: a note, not a problem
+
+
+def test_no_such_operator_from_code_that_calls_torch_ops_without_importing_torchvision_is_the_codes() -> None:
+    text = ("RuntimeError: No such operator torchvision::nms\n\nthe call that fails:\n"
+            "    keep = torch.ops.torchvision.nms(boxes, scores, 0.45)\n")
+    codes = _codes(text)
+    assert "paste.torchvision-nms" not in codes and codes == []
+    report = run_checks(discover(plugins=False), load_facts(text, "in.txt"))
+    assert [f.code for f in answer(report).healthy] == ["paste.torchvision-ops-not-imported"]
+    assert "paste.torchvision-nms" in _codes("RuntimeError: No such operator torchvision::nms\n")
+
+
+@pytest.mark.parametrize("text", [
+    "With an RTX 5070 Ti the shell imports an older torch, which does not support sm120 (Blackwell).\n",
+    "My RTX 5090 fails: this build doesn't support sm_120 yet.\n",
+])
+def test_a_sentence_saying_torch_lacks_the_gpus_architecture_is_the_architecture_refusal(text: str) -> None:
+    assert "paste.sm-incompatible" in _codes(text)
