@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Callable, Dict, Iterator, Optional, Tuple
 
 from gpudoctor.checks.support import words as _cmd
+from gpudoctor.checks.support.driver_missing import NO_DRIVER_TEXT
 from gpudoctor.checks.support.paste_causes import CAUSES, ON_AMD, REINSTALL, SHARED_CAUSE
 from gpudoctor.checks.support.paste_notes import extras, inferred_why, quoted
 from gpudoctor.checks.support.paste_layers import kernel_layer, torch_serves_every_gpu
@@ -34,8 +35,10 @@ def _gpu_cc_known(facts: Facts) -> bool:
 
 # Messages a dedicated check judges from the facts: this check stays quiet when those facts are present.
 COVERED: Dict[str, Callable[[Facts], bool]] = {
-    # the driver check judges it, except on a Mac, and where the paste shows a driver the program did not reach
-    "no-driver": lambda f: f.platform.system != "Darwin" and not _driver_elsewhere(f),
+    # the driver check judges torch's own words for it, except on a Mac, and where the paste shows a driver the
+    # program did not reach; other words for it (a paraphrase, TensorFlow's) are this check's to say
+    "no-driver": lambda f: (f.platform.system != "Darwin" and not _driver_elsewhere(f) and not f.driver.version
+                            and not f.driver.nvml_error and NO_DRIVER_TEXT in (f.torch.init_error or "").lower()),
     # the driver check judges a missing nvidia-smi where it knows of a GPU or a CUDA torch; else this one says it
     "smi-no-driver": lambda f: bool(f.gpus or f.driver.gpu_count or f.platform.dev_nvidia
                                     or (f.torch.cuda and not f.torch.hip)),
@@ -66,9 +69,14 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
 
 
 # Messages that only say CUDA is missing: on a Mac that is the platform, not a broken install.
-# on a Mac that shows no NVIDIA GPU, these say only that there is no CUDA there (Macs last had NVIDIA GPUs in 2014)
+# on an Apple-silicon Mac, these say only that there is no CUDA there; Intel Macs of macOS 10.13 and before could
+# have an NVIDIA GPU and NVIDIA's CUDA driver for macOS, which can be too old
 _NO_NVIDIA_ON_MAC = frozenset({"driver-insufficient", "no-device", "driver-too-old", "cuda-lib-missing"})
-_CUDA_ONLY = frozenset({"not-compiled-with-cuda", "xformers-mismatch", "cuda-unavailable", "no-driver",
+
+
+def _apple_silicon(facts: Facts) -> bool:
+    return facts.platform.machine == "arm64" or bool(extras(facts, "paste.mac.chip"))
+_CUDA_ONLY = frozenset({"library-cpu-build", "not-compiled-with-cuda", "xformers-mismatch", "cuda-unavailable", "no-driver",
                         "bitsandbytes-without-gpu", "conda-no-cudatoolkit", "extension-build-without-cuda",
                         "gpu-unused-unexplained"})
 
@@ -153,8 +161,8 @@ def errors(facts: Facts) -> Iterator[Finding]:
         if code == "no-kernel-image" and torch_serves_every_gpu(facts):
             yield kernel_layer(facts, quoted(facts, code))
             continue
-        if facts.platform.system == "Darwin" and (code in _CUDA_ONLY or code in _NO_NVIDIA_ON_MAC and not (
-                facts.gpus or extras(facts, "paste.nvidia_named"))):
+        if facts.platform.system == "Darwin" and (code in _CUDA_ONLY or code in _NO_NVIDIA_ON_MAC and _apple_silicon(facts)
+                                                  and not (facts.gpus or extras(facts, "paste.nvidia_named"))):
             if mac_said:
                 continue
             mac_said = True

@@ -1,7 +1,7 @@
 """The corpora of real reports hold the bar: every report diagnosed, none refused, no broken environment
 called healthy, no healthy one given an error, and the root cause named for at least 90% of them.
 tests/fixtures/reports is the corpus the diagnosis grew on; tests/fixtures/reports-holdout and
-tests/fixtures/reports-holdout-2 to -46 were each scored blind before any change was made for them.
+tests/fixtures/reports-holdout-2 to -48 were each scored blind before any change was made for them.
 
 ``OPEN`` lists the reports the diagnosis does not settle yet, each with why: the bar is held without them, and a test
 fails once one of them is diagnosed, so that it leaves the list."""
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 HOLDOUT = CORPUS.parent / "reports-holdout"
 HOLDOUT_2 = CORPUS.parent / "reports-holdout-2"
 HOLDOUT_3 = CORPUS.parent / "reports-holdout-3"
-ROUNDS = [CORPUS.parent / f"reports-holdout-{n}" for n in range(4, 47)]
+ROUNDS = [CORPUS.parent / f"reports-holdout-{n}" for n in range(4, 49)]
 CORPORA = pytest.mark.parametrize("corpus", [CORPUS, HOLDOUT, HOLDOUT_2, HOLDOUT_3, *ROUNDS],
                                   ids=["reports", "holdout", "holdout-2", "holdout-3", "holdout-4", "holdout-5",
                                        "holdout-6", "holdout-7", "holdout-8", "holdout-9", "holdout-10",
@@ -32,7 +32,8 @@ CORPORA = pytest.mark.parametrize("corpus", [CORPUS, HOLDOUT, HOLDOUT_2, HOLDOUT
                                        "holdout-39", "holdout-40",
                                        "holdout-41", "holdout-42",
                                        "holdout-43", "holdout-44",
-                                       "holdout-45", "holdout-46"])
+                                       "holdout-45", "holdout-46",
+                                       "holdout-47", "holdout-48"])
 
 
 @CORPORA
@@ -116,6 +117,11 @@ OPEN = {
         "an extension imported before torch misses THPVariableClass: a C symbol of torch, which only C++ symbols are read for",
     "vllm-9701-windows-pip-replaces-cuda-torch.txt":
         "prose only: vLLM's pip install on Windows replacing the CUDA torch, with no output",
+    "alphapulldown-237-jax-cusolver-older-than-build.txt":
+        "JAX finding a cuSOLVER older than the one it was built against: no code names another program's CUDA library "
+        "older than its build",
+    "mxnet-4242-zombie-training-process-holds-gpu-memory.txt":
+        "an nvidia-smi process table alone, without its header or GPU rows, is not read",
     "image-adaptive-yolo-88-runs-on-cpu-linux-and-windows-zh.txt":
         "prose only: the project's code picks GPU 7, which the paste cannot show",
 }

@@ -54,12 +54,12 @@ def test_a_linux_elf_library_that_macos_refuses_puts_the_paste_on_a_mac() -> Non
     assert "paste.bitsandbytes-platform" in _codes(text)
 
 
-def test_cuda_errors_on_a_mac_that_shows_no_nvidia_gpu_say_the_mac_has_no_cuda() -> None:
-    text = ("Building on Mac OS X 10.11, make runtest fails with:\n"
-            "Check failed: error == cudaSuccess (35 vs. 0) CUDA driver version is insufficient for CUDA runtime version\n")
-    assert _codes(text) == ["paste.macos-no-cuda"]
-    with_nvidia = text + "The Mac has a GeForce GT 750M.\n"
-    assert "paste.driver-insufficient" in _codes(with_nvidia)
+def test_cuda_driver_errors_on_an_apple_silicon_mac_say_the_mac_has_no_cuda() -> None:
+    error = ("Check failed: error == cudaSuccess (35 vs. 0) CUDA driver version is insufficient for CUDA runtime "
+             "version\n")
+    assert _codes("On my MacBook Pro with an M2 Pro chip, make runtest fails with:\n" + error) == ["paste.macos-no-cuda"]
+    # an Intel Mac of macOS 10.13 or before could have an NVIDIA GPU and NVIDIA's CUDA driver, which can be too old
+    assert "paste.driver-insufficient" in _codes("Building on OS X Yosemite 10.10.5:\n" + error)
 
 
 def test_advice_that_names_a_mac_as_a_choice_is_not_the_system() -> None:
@@ -112,3 +112,54 @@ def test_no_such_operator_from_code_that_calls_torch_ops_without_importing_torch
 ])
 def test_a_sentence_saying_torch_lacks_the_gpus_architecture_is_the_architecture_refusal(text: str) -> None:
     assert "paste.sm-incompatible" in _codes(text)
+
+
+@pytest.mark.parametrize("text", [
+    "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available providers: "
+    "'AzureExecutionProvider, CPUExecutionProvider'\n",
+    "WARNING:jax._src.xla_bridge:An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not "
+    "installed. Falling back to cpu.\n",
+    "dgl._ffi.base.DGLError: Check failed: allow_missing: Device API cuda is not enabled. Please install the cuda "
+    "version of dgl.\n",
+    "Cannot use GPU because you have installed CPU version PaddlePaddle.\n",
+])
+def test_a_library_installed_as_its_cpu_package_is_named(text: str) -> None:
+    found = _found(text)
+    assert "paste.library-cpu-build" in found
+    assert "onnxruntime-gpu" in (found["paste.library-cpu-build"].fix.text if found["paste.library-cpu-build"].fix else "")
+
+
+def test_tensorflow_finding_no_cuda_driver_is_no_driver() -> None:
+    text = "2024-01-02 W tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers on your machine, GPU will not be used.\n"
+    facts = load_facts(text, "in.txt")
+    assert facts.torch.init_error is None  # TensorFlow's words, not torch's
+    assert "paste.no-driver" in _codes(text)
+
+
+def test_other_words_for_no_driver_are_said_where_torchs_own_words_go_to_the_driver_check() -> None:
+    assert _codes("RuntimeError: No NVIDIA driver found on your system\n") == ["paste.no-driver"]
+    torch_words = ("RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and "
+                   "installed a driver from http://www.nvidia.com/Download/index.aspx\n")
+    assert "driver.not-loaded" in _codes(torch_words) and "paste.no-driver" not in _codes(torch_words)
+
+
+@pytest.mark.parametrize("text, code", [
+    ("After the reboot nvidia-smi says it cannot communicate with the driver.\n", "paste.smi-no-driver"),
+    ("NCCL failure common.cu:874 'unhandled system error'\n", "paste.nccl-system-error"),
+    ("Fatal CUDA Error at api.cu:450.\nReturn value 46 from 'cudaStreamCreate(&kernel_stream)'.  Exiting.\n",
+     "paste.device-busy"),
+    ("CUDA error at main.cu:31 code=46(cudaErrorDevicesUnavailable) \"cudaMalloc(&d, n)\"\n", "paste.device-busy"),
+    ("Cannot query cuDNN version without ATen_cuda library.\nCuda available: false\n", "paste.linker-without-cuda-libs"),
+    ("On Colab it keeps asking for an Ampere GPU or newer, even on the A100 runtime.\n", "paste.flash-attn-needs-ampere"),
+    ("RuntimeError: GPUs with compute capability below 7.0 are not supported.\n", "paste.gpu-too-old"),
+    ("RuntimeError: Detected that PyTorch and TorchAudio were compiled with different CUDA versions. PyTorch has CUDA "
+     "version 11.8 whereas TorchAudio has CUDA version 11.7.\n", "paste.torchaudio-abi"),
+])
+def test_more_words_for_known_causes_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+def test_a_library_minimum_beside_a_bfloat16_note_is_still_the_gpu_too_old() -> None:
+    text = ("Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla P100-PCIE-16GB GPU "
+            "has compute capability 6.0.\nRuntimeError: GPUs with compute capability below 7.0 are not supported.\n")
+    assert "paste.gpu-too-old" in _codes(text)

@@ -129,3 +129,31 @@ def test_a_driver_version_in_a_title_is_read_where_no_tool_output_gives_one() ->
 ])
 def test_a_driver_key_in_an_environment_list_is_the_driver_version(line: str, version: str) -> None:
     assert _facts(f"Environment\n\n- GPU: NVIDIA GeForce RTX 4090\n{line}\n- OS: Ubuntu 22.04\n").driver.version == version
+
+
+@pytest.mark.parametrize("banner, system", [
+    ("Python 3.7.5 (default, Oct 25 2019, 15:51:11)\n[GCC 7.3.0] :: Anaconda, Inc. on linux\n", "Linux"),
+    ("Python 3.10.9 | packaged by Anaconda, Inc. | (main, Mar  1 2023, 18:18:15) [MSC v.1916 64 bit (AMD64)] on win32\n",
+     None),  # the banner's system sits on its own line only in the REPL's two-line form
+    ("Python 3.11.4 (main, Jul  5 2023, 09:00:44)\n[MSC v.1916 64 bit (AMD64)] on win32\n", "Windows"),
+    ("Ubuntu 18.04, python 3.7, and it still fails.\n", "Linux"),
+])
+def test_a_python_banner_or_a_named_distribution_gives_the_system(banner: str, system: str) -> None:
+    assert _facts(banner + _UNAVAILABLE).platform.system == system
+
+
+def test_the_torch_a_pip_command_pins_is_judged_where_nothing_else_gives_the_version() -> None:
+    text = ("$ pip install torch===1.3.0 torchvision===0.4.1 -f https://download.pytorch.org/whl/torch_stable.html\n"
+            "$ python3\n[GCC 7.3.0] :: Anaconda, Inc. on linux\n" + _UNAVAILABLE +
+            "(asked for the nvidia-smi driver version:) 410.48\n")
+    facts = _facts(text)
+    assert facts.torch.version == "1.3.0" and facts.is_inferred("torch.version")
+    assert facts.driver.version == "410.48" and facts.torch.cuda == "10.1"
+    assert "driver.too-old-for-torch" in _codes(text)
+    indexed = "pip install torch==2.1.0 --index-url https://download.pytorch.org/whl/cu118\n" + _UNAVAILABLE
+    assert _facts(indexed).torch.version == "2.1.0+cu118"
+    failed = ("pip install torch==2.1.0\nERROR: Could not find a version that satisfies the requirement torch==2.1.0 "
+              "(from versions: 2.2.0, 2.3.0)\n")
+    assert _facts(failed).torch.version is None
+    shown = "pip install torch==2.1.0\n>>> torch.__version__\n'2.2.0+cu121'\n"
+    assert _facts(shown).torch.version == "2.2.0+cu121"  # what torch says wins over what was asked for

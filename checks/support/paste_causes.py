@@ -125,11 +125,11 @@ CAUSES: Dict[str, Cause] = {
     "not-compiled-with-cuda": Cause(E, "torch is a CPU-only build (Torch not compiled with CUDA enabled)",
                                     "Replace it with a CUDA build from the PyTorch index (on macOS there is no CUDA: "
                                     "use the 'mps' device instead).", ("pip uninstall -y torch", *REINSTALL)),
-    "no-driver": Cause(E, "no NVIDIA driver is loaded (Found no NVIDIA driver on your system)",
+    "no-driver": Cause(E, "no NVIDIA driver is loaded: the program finds none on this machine",
                        "Install the NVIDIA driver on the machine (in a container: on the host, and start the container "
                        "with GPU access); on a Mac there is no CUDA at all.", ("nvidia-smi",)),
-    "smi-no-driver": Cause(W, "nvidia-smi is missing: no NVIDIA driver is installed (or the container was started "
-                              "without GPUs)",
+    "smi-no-driver": Cause(W, "nvidia-smi is missing or reaches no driver: no NVIDIA driver is installed and loaded "
+                              "(or the container was started without GPUs)",
                            "Install the NVIDIA driver for the GPU (in a container: on the host, and start the container "
                            "with --gpus all); nvidia-smi comes with the driver. First check that the machine has an "
                            "NVIDIA GPU at all. Older Windows drivers put nvidia-smi.exe in C:\\Program Files\\NVIDIA "
@@ -190,6 +190,12 @@ CAUSES: Dict[str, Cause] = {
                            "onnxruntime, TensorFlow), install the cuDNN major it was built for and put its folder on "
                            "PATH (Windows) or LD_LIBRARY_PATH (Linux); the nvidia-cudnn-cuNN wheel of that major works.",
                            ("pip list | grep -i nvidia", *REINSTALL)),
+    "library-cpu-build": Cause(E, "a library with CUDA kernels of its own is installed as its CPU-only package, so "
+                                  "it runs on the CPU whatever torch does",
+                               "Replace it with the library's CUDA package for the CUDA version torch uses: "
+                               "onnxruntime-gpu (uninstall onnxruntime first: both provide the same module), "
+                               "jax[cuda12], DGL's wheel from its CUDA index (data.dgl.ai/wheels), paddlepaddle-gpu.",
+                               ("pip list", 'python -c "import torch; print(torch.__version__, torch.version.cuda)"')),
     "cuda-lib-missing": Cause(E, "a CUDA library that torch or the program loads cannot be found",
                               "For torch, reinstall it with its nvidia-* wheels. For a program that loads the CUDA "
                               "libraries itself (TensorFlow, onnxruntime, ctranslate2), install the CUDA release "
@@ -219,7 +225,7 @@ CAUSES: Dict[str, Cause] = {
                                      "or run on an Ampere or newer GPU.",
                                      ('python -c "import torch; print(torch.cuda.get_device_capability())"',),
                                      ("https://github.com/Dao-AILab/flash-attention#installation-and-features",)),
-    "torchaudio-abi": Cause(E, "torchaudio was built for another torch release than the installed one (undefined symbol)",
+    "torchaudio-abi": Cause(E, "torchaudio was built for another torch release or CUDA than the installed torch",
                             "Install the torchaudio release made for the installed torch, from the same index.",
                             ("pip list | grep -i torch", *REINSTALL)),
     "torch-files-mixed": Cause(E, "torch's own libraries do not match each other (undefined symbol): files of two torch "

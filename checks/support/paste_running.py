@@ -84,12 +84,15 @@ RUNNING: Dict[str, Cause] = {
                              "the nccl package), peer-to-peer between the GPUs failing (try NCCL_P2P_DISABLE=1), or a "
                              "GPU that faulted (look for Xid errors).",
                              ("NCCL_DEBUG=INFO python train.py", "nvidia-smi topo -m", "sudo dmesg | grep -i xid")),
-    "linker-without-cuda-libs": Cause(W, "building against torch: the CUDA toolkit's libraries are not found (the "
-                                         "linker's 'cannot find -lcudart', or CMake's 'cannot find the CUDA libraries')",
+    "linker-without-cuda-libs": Cause(W, "a program built against torch is linked without CUDA libraries (the "
+                                         "linker's 'cannot find -lcudart', CMake's 'cannot find the CUDA libraries', or "
+                                         "a libtorch program without torch_cuda)",
                                       "A CUDA build of torch (or libtorch) links its users against the CUDA toolkit's "
                                       "libraries: install the toolkit (or, in conda, cuda-cudart-dev of torch's CUDA "
                                       "version) and point the build at it with CUDA_HOME (CMake: CUDAToolkit_ROOT); "
-                                      "for a CPU-only build, build against the CPU-only torch or libtorch instead.",
+                                      "a linker that drops unused libraries (MSVC, --as-needed) must be told to keep "
+                                      "torch_cuda (tch-rs: link it with /INCLUDE or -Wl,--no-as-needed); for a "
+                                      "CPU-only build, build against the CPU-only torch or libtorch instead.",
                                       ("ls \"$CUDA_HOME/lib64\" | grep cudart", "nvcc --version")),
     "nccl-peer-access": Cause(W, "NCCL's peer-to-peer transport fails: the machine does not give these GPUs peer "
                                  "access to each other (torch and CUDA themselves work)",

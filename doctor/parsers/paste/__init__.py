@@ -212,11 +212,12 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     facts = wsl.before_wsl2(installs.conda_forge_cpu(facts, observations), observations)
     facts = installs.nix_cpu_torch(installs.conda_no_cuda_build(facts, observations), observations)
     explained = any(sig not in (Sig.CUDA_UNAVAILABLE, Sig.SAID_UNUSED) for sig in found)
+    facts, pin_note = pypi.pinned_torch(facts, observations)
     facts, smi_note = pypi.smi_system(facts, observations)
     facts, windows_note = pypi.windows_cpu_wheel(facts, observations, explained)
     facts, linux_note = pypi.linux_default_build(facts, observations)
     facts, notes = infer(facts, conda_torch=False)
-    notes += smi_note + windows_note + linux_note
+    notes += pin_note + smi_note + windows_note + linux_note
     if base is not None:
         notes += list(_base_lines(body, base)) + list(_later_reports(text, base))
     if body.cut_lines:

@@ -39,6 +39,8 @@ _OOM = "the GPU works but ran out of memory: reduce the batch size or model size
 _COLAB = "the Colab runtime has no GPU (its usage limits, or none free)"
 _EXT_SETUP = ("a CUDA extension's setup script found torch without CUDA (a CPU build, or no GPU it can see) and cannot "
               "build its kernels")
+_LIB_CPU = ("a library with CUDA kernels of its own (onnxruntime, JAX, DGL, PaddlePaddle) is installed as its CPU-only "
+            "package")
 _BNB_CPU = "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"
 _EXT_NO_CUDA = "a compiled extension was built without its CUDA kernels (no CUDA toolkit or GPU where it was built)"
 _LAUNCH = "the GPU works; a kernel was launched with a grid or block size it cannot run (a bug in that code)"
@@ -78,8 +80,11 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image (?:is )?available(?: for execution(?: on)?(?: the| this)? device)?|"
        r"[\"'`“]no kernel image[\"'`”]",  # the message retold in quotes
        _NO_KERNELS, WARN),
+    # a library's own minimum: "GPUs with compute capability below 7.0 are not supported" (vLLM)
+    _s(Sig.GPU_TOO_OLD, "compute capability", r"compute capability (?:below|less than|lower than|<)\s*\d+\.\d+\s+(?:is|are)\s+"
+       r"(?:not|no longer) supported", "the GPU's compute capability is below the minimum the program's build supports"),
     # the same refusal retold in a sentence: "versions that do not support this card (too old a CUDA capability)"
-    _s(Sig.NO_KERNEL_IMAGE, "capabilit", r"(?:cuda|compute) capabilit(?:y|ies)\b[^.\n]{0,60}?\b(?:too old|too low|"
+    _s(Sig.NO_KERNEL_IMAGE, "capabilit", r"(?:cuda|compute) capabilit(?:y|ies)\b(?:[^.\n]|\.(?=\d)){0,60}?\b(?:too old|too low|"
        r"too new|not supported|unsupported|no longer supported)|\b(?:too old|too low|too new|not supported by|"
        r"no longer supports?|unsupported)\b[^.\n]{0,40}?(?:cuda|compute) capabilit",
        _NO_KERNELS),
@@ -108,6 +113,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        _DRIVER_OLD),
     _s(Sig.NOT_COMPILED, "not compiled with cuda", r"Torch not compiled with CUDA enabled",
        "torch is a CPU-only build (or macOS, which has no CUDA)", INIT),
+    # TensorFlow finding no libcuda: "Could not find cuda drivers on your machine, GPU will not be used."
+    _s(Sig.NO_DRIVER, "could not find cuda drivers", r"Could not find cuda drivers on your machine",
+       "the program finds no NVIDIA driver (libcuda) on this machine"),
     _s(Sig.NO_DRIVER, "nvidia driver", r"Found no NVIDIA driver on your system|\bNo NVIDIA drivers? (?:was |were )?found "
        r"on (?:your|this) system",
        "no NVIDIA driver is loaded", INIT),
@@ -166,6 +174,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.SMI_NO_DRIVER, "communicate with the nvidia driver",
        r"NVIDIA-SMI has failed because it couldn.t communicate with the NVIDIA driver",
        "no NVIDIA driver is loaded", "driver.smi_error_text"),
+    _s(Sig.SMI_NO_DRIVER, "communicate with the", r"nvidia-smi[^.\n]{0,40}?\b(?:cannot|can'?t|couldn'?t|could not|unable to|"
+       r"fails? to)\s+communicate with the (?:NVIDIA )?driver", "no NVIDIA driver is loaded (nvidia-smi, as retold)",
+       "driver.smi_error_text"),
     _s(Sig.SMI_NO_DRIVER, "nvidia-smi", r"nvidia-smi`?:? (?:command )?not found|nvidia-smi`?[^\n]{0,16}?\bcommand not found|'nvidia-smi' is not recognized as an internal "
        r"or external command|The term 'nvidia-smi' is not recognized",
        "nvidia-smi is not installed: no NVIDIA driver is installed here (or the container was started without it)",
@@ -198,8 +209,12 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"CUDA Version\s*=\s*[\d.]+", _TV_CUDA, "torchvision.import_error"),
     _s(Sig.FLASH_ATTN_ARCH, "flashattention only supports", r"FlashAttention only supports Ampere GPUs or newer",
        "flash-attn refuses this GPU: its kernels need Ampere (sm_80) or newer; torch itself works"),
+    _s(Sig.FLASH_ATTN_ARCH, "ampere gpu", r"\b(?:use|needs?|requires?|asking for|asks for|supports?)\s+(?:an?\s+)?"
+       r"Ampere GPUs? or newer", "flash-attn refuses this GPU: its kernels need Ampere (sm_80) or newer; torch itself works"),
     _s(Sig.FLASH_ATTN_ABI, "flash_attn", r"flash_attn\w*\.(?:cpython[\w.-]*\.so|pyd)[^\n]*undefined symbol",
        "the flash-attn wheel was built against a different torch (C++ ABI/version) than the installed one"),
+    _s(Sig.TORCHAUDIO_ABI, "torchaudio were compiled with different cuda", r"PyTorch and TorchAudio were compiled with "
+       r"different CUDA versions", "torchaudio was built for another CUDA than the installed torch"),
     _s(Sig.TORCHAUDIO_ABI, "undefined symbol", r"(?:libtorchaudio\w*\.so|_torch_sox[\w.-]*\.so|torchaudio[/\\][^\s:]*\.(?:so|pyd))"
        r"[^\n]*undefined symbol",
        "torchaudio was built for another torch release than the installed one (undefined symbol)"),
@@ -244,6 +259,13 @@ CATALOGUE: Tuple[Signature, ...] = (
        _EXT_NO_CUDA),
     _s(Sig.EXT_BUILD_NO_CUDA, "cuda compiler", r"^\s*Detectron2 CUDA Compiler\s+not available\b",
        _EXT_NO_CUDA),
+    # libraries with CUDA kernels of their own, installed as their CPU-only packages, say so in their own words
+    _s(Sig.LIBRARY_CPU, "cudaexecutionprovider", r"Specified provider 'CUDAExecutionProvider' is not in available provider",
+       _LIB_CPU),
+    _s(Sig.LIBRARY_CPU, "cuda-enabled jaxlib", r"a CUDA-enabled jaxlib is not installed", _LIB_CPU),
+    _s(Sig.LIBRARY_CPU, "device api cuda is not enabled", r"Device API cuda is not enabled", _LIB_CPU),
+    _s(Sig.LIBRARY_CPU, "cuda version of dgl", r"install the cuda version of dgl", _LIB_CPU),
+    _s(Sig.LIBRARY_CPU, "cpu version paddlepaddle", r"installed CPU version PaddlePaddle", _LIB_CPU),
     # tiny-cuda-nn's setup script, which asks torch for the GPU's compute capability
     _s(Sig.EXT_BUILD_NO_CUDA, "with the cuda backend", r"(?:requires|install) PyTorch (?:to be installed )?with the CUDA backend",
        _EXT_SETUP),
@@ -291,6 +313,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        "torch is not installed in the Python that ran the code", IMPORT),
     _s(Sig.DEVICE_BUSY, "busy or unavailable", r"CUDA-capable devices? ?(?:\(s\) )?(?:is/are|are|is) busy or unavailable",
        _BUSY, WARN),
+    # CUDA's error 46 by name and number: "code=46(cudaErrorDevicesUnavailable)", "Return value 46 from 'cudaMalloc"
+    _s(Sig.DEVICE_BUSY, "cudaerrordevicesunavailable", r"\bcudaErrorDevicesUnavailable\b", _BUSY, WARN),
+    _s(Sig.DEVICE_BUSY, "46", r"\bcode=46\b|Return value 46 from '?cuda", _BUSY, WARN),
     _s(Sig.DEVICE_BUSY, "unavailable or busy", r"\bcuda devices? (?:is |are )?unavailable or busy\b",
        _BUSY, WARN),
     _s(Sig.GLIBCXX, "glibcxx_", r"version [`'\"]?GLIBCXX_\d+\.\d+(?:\.\d+)?['`\"]? not found",
@@ -410,6 +435,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.LINK_CUDA, "cannot find -l", r"\bld(?:\.\w+)?: cannot find -l(?:cudart|cuda|cublas\w*|cusparse|curand|cufft|nvrtc)\b",
        "building an extension: the linker finds no CUDA library to link against"),
     # libtorch's CMake config (Caffe2Config.cmake) of a CUDA build, configured where no CUDA toolkit is found
+    # a program linked against libtorch whose linker dropped torch_cuda: libtorch then has no CUDA at all
+    _s(Sig.LINK_CUDA, "aten_cuda library", r"without ATen_cuda library",
+       "the program links libtorch without its CUDA library (torch_cuda): the linker dropped it, so CUDA is unavailable"),
     _s(Sig.LINK_CUDA, "caffe2 version uses cuda", r"Your installed Caffe2 version uses CUDA but I cannot find the CUDA",
        "building against torch: CMake finds no CUDA toolkit for a CUDA build of torch"),
     _s(Sig.NVCC_ARCH, "unsupported gpu architecture", r"nvcc fatal\s*:\s*Unsupported gpu architecture",
@@ -429,7 +457,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        _P2P),
     _s(Sig.NCCL_P2P, "ipc handle", r"failed to open CUDA IPC handle",
        _P2P),
-    _s(Sig.NCCL_SYSTEM, "unhandled system error", r"NCCL error[^\n]*unhandled system error",
+    _s(Sig.NCCL_SYSTEM, "unhandled system error", r"NCCL (?:error|failure)[^\n]*unhandled system error",
        _NCCL_SETUP),
     _s(Sig.NCCL_SYSTEM, "ncclsystemerror", r"ncclSystemError", _NCCL_SETUP),
     # NCCL's own WARN lines when /dev/shm is too small (a container's 64 MB default)

@@ -108,7 +108,7 @@ _TORCH_STATED = re.compile(r"\b(?:my|the)\s+(?:py)?torch\s+version\s+is\s+[`'\"*
 
 
 DRIVER_SAID = "driver.said"  # a driver version a sentence or title names: used only where no tool output gives one
-_DRIVER_STATED = re.compile(r"\bdriver(?:\s+version)?(?:\s+is|\s*[:=(])?\s*v?([2-9]\d{2}\.\d{2,3}(?:\.\d{2,3})?)(?![\d.])",
+_DRIVER_STATED = re.compile(r"\bdriver(?:\s+version)?(?:\s+is|\s*[:=(])?[)\s]*v?([2-9]\d{2}\.\d{2,3}(?:\.\d{2,3})?)(?![\d.])",
                             re.I)
 
 

@@ -21,12 +21,15 @@ from gpudoctor.facts import Facts
 from gpudoctor.parsers.paste.installs import NOW
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Segment
+from gpudoctor.parsers.paste.sigs import Sig
 
 PYPI_INSTALL = "install.pypi_torch"  # a pip command installing torch or a requirements file with no PyTorch index
 WINDOWS_SAID = "platform.windows_said"  # a sentence naming Windows as the system, and no other system
 SMI_SYSTEM = "platform.smi_system"  # the system nvidia-smi's table header implies (Persistence-M or TCC/WDDM)
 CONDA_TORCH = "install.conda_torch"  # a line saying torch came from conda (a conda command, a conda build string)
-NOT_MERGED = frozenset({PYPI_INSTALL, WINDOWS_SAID, SMI_SYSTEM, CONDA_TORCH})
+SYSTEM_SAID = "platform.system_said"  # a Python banner ("on linux") or a distribution named with its release
+TORCH_PINNED = "torch.pinned"  # the torch version a pip command pins ("torch==1.3.0"), with the index it names
+NOT_MERGED = frozenset({PYPI_INSTALL, WINDOWS_SAID, SMI_SYSTEM, CONDA_TORCH, SYSTEM_SAID, TORCH_PINNED})
 
 _PIP = re.compile(r"\b(?:pip3?(?:\.exe)?|uv\s+pip)\s*(?:install|安装|安裝)(.*)$", re.I)
 _TORCH_OR_FILE = re.compile(r"(?:^|[\s`'\"])(?:torch(?=$|[\s=<>~!\[`'\",])|-r(?=\s|$)|--requirement\b|"
@@ -42,6 +45,14 @@ _OTHER_SYSTEM = re.compile(r"\b(?:linux|ubuntu|debian|centos|fedora|arch|wsl\d?|
 _SMI_HEADER = re.compile(r"\bGPU\s+Name\b.*?\b(Persistence-M|TCC/WDDM)\b")
 _CONDA_TORCH = re.compile(r"\b(?:conda|mamba|micromamba)\s+(?:install|create)\b.*\bpytorch\b|\bpytorch-cuda\b|"
                           r"\bcudatoolkit\b|\bpytorch\s+\d+\.\d+(?:\.\d+)?\s+\S*cuda|\bpytorch\s*=+\s*\d", re.I)
+# the interactive interpreter's banner: "[GCC 7.3.0] :: Anaconda, Inc. on linux", "[MSC v.1916 64 bit (AMD64)] on win32"
+_BANNER = re.compile(r"^\s*\[(?:GCC|MSC|Clang)\b[^\]]*\](?:\s*::[^\n]*?)?\s+on\s+(linux|win32|darwin)\s*$")
+_BANNER_SYSTEMS = {"linux": "Linux", "win32": "Windows", "darwin": "Darwin"}
+# a Linux distribution named with its release: "Ubuntu 18.04", "CentOS 7", "Debian 12"
+_DISTRO = re.compile(r"\b(?:Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky Linux|AlmaLinux|openSUSE|Linux Mint|Pop!_OS)\s+"
+                     r"(?:Linux\s+|Server\s+)?\d{1,2}(?:\.\d{1,2})?\b")
+_TORCH_PIN = re.compile(r"(?:^|\s)torch\s*={2,3}\s*(\d+\.\d+\.\d+(?:\+[\w.]+)?)(?=$|[\s\\'\"`])")
+_PIN_INDEX = re.compile(r"download\.pytorch\.org/whl/(cu\d{2,3}|cpu)\b")
 _PIP_SOURCES = frozenset({"pip list", "pip show", "pip freeze", "python -c", "python REPL", "pip install log",
                           "uv install log"})
 
@@ -56,6 +67,23 @@ def hints(segment: Segment) -> Iterator[Observation]:
             if m and _TORCH_OR_FILE.search(m.group(1)) and not _INDEX.search(text):
                 command = _COMMAND_END.split(m.group(0), maxsplit=1)[0]
                 yield observe(PYPI_INSTALL, " ".join(command.split())[:200], segment, line, "pip command")
+        if "pip" in low and "torch" in low:
+            pin = _TORCH_PIN.search(text) if _PIP.search(text) else None
+            if pin:
+                index = _PIN_INDEX.search(text)
+                version = pin.group(1)
+                if index and "+" not in version:
+                    version = f"{version}+{index.group(1)}"
+                yield observe(TORCH_PINNED, version, segment, line, "pip command")
+        if " on " in text and "[" in text:
+            banner = _BANNER.match(text)
+            if banner:
+                yield observe(SYSTEM_SAID, _BANNER_SYSTEMS[banner.group(1)], segment, line, "python banner")
+        elif "Linux" in text or any(word in text for word in ("Ubuntu", "Debian", "CentOS", "Fedora", "RHEL", "openSUSE",
+                                                                "Pop!_OS")):
+            distro = _DISTRO.search(text)
+            if distro and not _WINDOWS.search(text) and "mac" not in low:
+                yield observe(SYSTEM_SAID, "Linux", segment, line, "prose")
         if "GPU" in text and "Name" in text:
             header = _SMI_HEADER.search(text)
             if header:
@@ -105,11 +133,38 @@ def windows_cpu_wheel(facts: Facts, observations: Iterable[Observation],
                         "from download.pytorch.org")
 
 
+def pinned_torch(facts: Facts, observations: Iterable[Observation]) -> Tuple[Facts, List[Tuple[str, str]]]:
+    """The torch version a pip command pins, where nothing else in the paste gives the installed one, every pin agrees
+    and torch is shown answering (marked inferred): the command that installed it, with the build its index names."""
+    seen = list(observations)
+    pins = [o for o in seen if o.path == TORCH_PINNED]
+    t = facts.torch
+    if t.version or not pins or len({o.value for o in pins}) != 1 or t.installed is False:
+        return facts, []
+    if t.is_available is None and not t.init_error:
+        return facts, []  # a command alone says what is wanted; torch answering after it says it was installed
+    if any(o.path == "signature" and o.value in (Sig.TORCH_NOT_FOUND, Sig.NO_TORCH) for o in seen):
+        return facts, []  # the install failed: the pin is what was asked for, not what is there
+    torch = dataclasses.replace(t, version=pins[0].value)
+    inferred = tuple(dict.fromkeys(facts.inferred + ("torch.version",)))
+    note = f"line {pins[0].line}: the pip command installs torch {pins[0].value}, and nothing else gives the version"
+    extra = facts.extra + (("paste.line.torch.version", f"{pins[0].line}: {pins[0].quote}"),)
+    return dataclasses.replace(facts, torch=torch, inferred=inferred, extra=extra), [("inferred.torch.version", note)]
+
+
 def smi_system(facts: Facts, observations: Iterable[Observation]) -> Tuple[Facts, List[Tuple[str, str]]]:
-    """The system nvidia-smi's table implies (Persistence-M on Linux and WSL, TCC/WDDM on Windows), where nothing else
-    in the paste names one and every table agrees (marked inferred)."""
+    """The system a Python banner or a named Linux distribution says, else the one nvidia-smi's table implies
+    (Persistence-M on Linux and WSL, TCC/WDDM on Windows), where no tool output names one and the sources of that
+    kind agree (nvidia-smi's marked inferred)."""
+    if facts.platform.system is not None:
+        return facts, []
+    named = [o for o in observations if o.path == SYSTEM_SAID]
+    if named and len({o.value for o in named}) == 1:
+        platform = dataclasses.replace(facts.platform, system=named[0].value)
+        extra = facts.extra + (("paste.line.platform.system", f"{named[0].line}: {named[0].quote}"),)
+        return dataclasses.replace(facts, platform=platform, extra=extra), []
     said = [o for o in observations if o.path == SMI_SYSTEM]
-    if facts.platform.system is not None or not said or len({o.value for o in said}) != 1:
+    if not said or len({o.value for o in said}) != 1:
         return facts, []
     platform = dataclasses.replace(facts.platform, system=said[0].value)
     inferred = tuple(dict.fromkeys(facts.inferred + ("platform.system",)))

@@ -80,6 +80,7 @@ class Sig(enum.Enum):
     BF16_UNSUPPORTED = "bfloat16-needs-ampere"
     FP16_SLOW = "float16-not-efficient"  # CTranslate2 (faster-whisper): the GPU has no fast float16
     CUDNN_PLAN = "cudnn-plan-declined"
+    LIBRARY_CPU = "library-cpu-build"  # onnxruntime, JAX, DGL, PaddlePaddle installed as their CPU-only packages
     TV_OPS_UNIMPORTED = "torchvision-ops-not-imported"  # torch.ops.torchvision.* called where torchvision was not imported
     CUDNN_INFER_WARNING = "cudnn-cnn-infer-warning"  # torch's cuDNN frontend warning: one plan refused, another used
     CUFFT_INTERNAL = "cufft-internal-error"
