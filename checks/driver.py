@@ -19,7 +19,7 @@ from gpudoctor.checks.support.driver_missing import (
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.support.driver_advice import insufficient, no_upgrade_helps, upgrade_text
 from gpudoctor.checks.support.paste_notes import inferred_why
-from gpudoctor.facts import Facts, NvmlError
+from gpudoctor.facts import DriverSource, Facts, NvmlError
 from gpudoctor.facts.derive import cuda_of_found_version, derived
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, Skip, check, skip
@@ -73,6 +73,23 @@ def _mismatch(facts: Facts) -> Optional[Finding]:
         ),
         evidence=("driver.nvml_error", "driver.version", "driver.kernel_module_version"),
     )
+
+
+def smi_missing_explained(facts: Facts) -> bool:
+    """A missing nvidia-smi that says nothing of the driver: torch itself reaches the GPU (nvidia-smi left out of
+    an image or PATH), or the GPUs were read from NVML, which needs the driver."""
+    t = facts.torch
+    return bool(t.is_available or t.device_count) or (bool(facts.gpus) and facts.driver.source == DriverSource.NVML.value)
+
+
+def judges_smi_error(facts: Facts) -> bool:
+    """Whether this check reads the driver's state from nvidia-smi's error: the driver not loaded, or none there."""
+    if (facts.platform.system or "").lower() == "darwin":
+        return False
+    d = facts.driver
+    if _NO_COMM_TEXT in driver_texts(facts).lower():
+        return True
+    return derived(facts).smi_missing and not d.version and not smi_missing_explained(facts)
 
 
 def _not_loaded(facts: Facts) -> Optional[Finding]:
@@ -173,7 +190,7 @@ def driver(facts: Facts) -> Iterator[Finding]:
     if NO_DRIVER_TEXT in (facts.torch.init_error or "").lower() and not d.version and not d.nvml_error:
         yield from no_driver(facts, 'torch: "Found no NVIDIA driver on your system"')
         return
-    if derived(facts).smi_missing and not d.version and not facts.gpus:
+    if derived(facts).smi_missing and not d.version and not smi_missing_explained(facts):
         yield from no_driver(facts, "nvidia-smi is not installed")
         return
     too_old = _too_old(facts)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterator, Optional, Tuple
 
+from gpudoctor.checks.driver import judges_smi_error
 from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks.support.driver_missing import NO_DRIVER_TEXT
 from gpudoctor.checks.support.paste_causes import CAUSES, ON_AMD, REINSTALL, SHARED_CAUSE
@@ -39,9 +40,8 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
     # program did not reach; other words for it (a paraphrase, TensorFlow's) are this check's to say
     "no-driver": lambda f: (f.platform.system != "Darwin" and not _driver_elsewhere(f) and not f.driver.version
                             and not f.driver.nvml_error and NO_DRIVER_TEXT in (f.torch.init_error or "").lower()),
-    # the driver check judges a missing nvidia-smi where it knows of a GPU or a CUDA torch; else this one says it
-    "smi-no-driver": lambda f: bool(f.gpus or f.driver.gpu_count or f.platform.dev_nvidia
-                                    or (f.torch.cuda and not f.torch.hip)),
+    # the driver check judges nvidia-smi's own errors where it can tell the driver's state; else this one says them
+    "smi-no-driver": judges_smi_error,
     "error-802": lambda f: f.platform.system != "Darwin",  # a Mac in the paste is a client, not the GPU host
     "error-999": lambda f: f.platform.system in (None, "Linux") and not f.platform.wsl,  # driver.uvm judges it there
     "nvml-mismatch": lambda f: True,
@@ -72,6 +72,11 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
 # on an Apple-silicon Mac, these say only that there is no CUDA there; Intel Macs of macOS 10.13 and before could
 # have an NVIDIA GPU and NVIDIA's CUDA driver for macOS, which can be too old
 _NO_NVIDIA_ON_MAC = frozenset({"driver-insufficient", "no-device", "driver-too-old", "cuda-lib-missing"})
+
+
+def _older_than_any_build(facts: Facts) -> bool:
+    """A GPU of compute capability below 3.0 (Fermi and older), which no torch release of CUDA 9 or later builds for."""
+    return any(g.compute_capability is not None and g.compute_capability < (3, 0) for g in facts.gpus)
 
 
 def _apple_silicon(facts: Facts) -> bool:
@@ -121,6 +126,21 @@ def errors(facts: Facts) -> Iterator[Finding]:
         yield without_rocm
     yield from _cpu_build(facts, found)
     missing = extras(facts, "paste.ldd.not_found")
+    driver_libs = [name for name in missing if name.startswith("libcuda.so")]
+    if driver_libs and "libcuda-missing" not in found:
+        libcuda = CAUSES["libcuda-missing"]
+        yield Finding(
+            code="paste.libcuda-missing",
+            severity=libcuda.severity,
+            summary=f"ldd finds no {driver_libs[0]}: " + libcuda.summary,
+            detail="\n".join(f"{name} => not found" for name in driver_libs) + "\nRequired: the driver's libcuda on the "
+                   "loader's path of the process (a container started with the GPUs, WSL's /usr/lib/wsl/lib, or the "
+                   "host's library folder for a Nix or other sandboxed environment).",
+            fix=Fix(libcuda.fix, libcuda.commands),
+            links=libcuda.links,
+            evidence=("extra",),
+        )
+    missing = tuple(name for name in missing if name not in driver_libs)
     if missing and not found:
         yield Finding(
             code="paste.cuda-lib-missing",
@@ -158,7 +178,9 @@ def errors(facts: Facts) -> Iterator[Finding]:
                 cause="driver.not-loaded",
             )
             continue
-        if code == "no-kernel-image" and torch_serves_every_gpu(facts):
+        if code == "no-kernel-image" and _older_than_any_build(facts):
+            code, cause = "gpu-too-old", CAUSES["gpu-too-old"]  # Fermi and older: no torch build has kernels for it
+        elif code == "no-kernel-image" and torch_serves_every_gpu(facts):
             yield kernel_layer(facts, quoted(facts, code))
             continue
         if facts.platform.system == "Darwin" and (code in _CUDA_ONLY or code in _NO_NVIDIA_ON_MAC and _apple_silicon(facts)

@@ -163,3 +163,61 @@ def test_a_library_minimum_beside_a_bfloat16_note_is_still_the_gpu_too_old() -> 
     text = ("Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla P100-PCIE-16GB GPU "
             "has compute capability 6.0.\nRuntimeError: GPUs with compute capability below 7.0 are not supported.\n")
     assert "paste.gpu-too-old" in _codes(text)
+
+
+@pytest.mark.parametrize("text, code", [
+    ("!!! Exception during processing !!! 'CUDA_HOME' not set, unable to find cuda-toolkit installation.\n",
+     "paste.cuda-home-unset"),
+    ("CUDA_PATH is set but CUDA wasn't able to be loaded. Please install the correct version of CUDA and cuDNN as "
+     "mentioned in the GPU requirements page\n", "paste.cudnn-missing"),
+    ("RuntimeError: The following operation failed in the TorchScript interpreter.\nRuntimeError: nvrtc: error: "
+     "invalid value for --gpu-architecture (-arch)\n", "paste.nvrtc-unknown-arch"),
+    ("nvidia-docker | 2016/08/22 12:54:02 Error: unsupported CUDA version: driver 7.5 < image 8.0\n",
+     "paste.driver-insufficient"),
+    ('msg="Unable to load nvcuda" error="symbol lookup for cuCtxCreate_v3 failed: /usr/lib64/libcuda.so.418.74: '
+     'undefined symbol: cuCtxCreate_v3"\n', "paste.driver-insufficient"),
+    ("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display Driver "
+     "is properly installed and present in your system.\n", "paste.smi-no-driver"),
+    ("\tlibcuda.so.1 => not found\n\tlibnvrtc.so.9.1 => /nix/store/x-cudatoolkit-9.1/lib64/libnvrtc.so.9.1 (0x7f)\n",
+     "paste.libcuda-missing"),
+])
+def test_still_more_words_for_known_causes_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+def test_invalid_device_function_on_a_gpu_older_than_any_build_is_the_gpu_too_old() -> None:
+    text = ("My old laptop card (cuda capability 2.1) gives, on every run:\n"
+            "cuda runtime error (8) : invalid device function\n")
+    assert "paste.gpu-too-old" in _codes(text) and "paste.no-kernel-image" not in _codes(text)
+
+
+def test_torchs_too_old_warning_naming_an_amd_gpu_is_a_harmless_note() -> None:
+    text = ("ROCm : 3.3\nPytorch : 1.4\n/home/u/.local/lib/python3.7/site-packages/torch/cuda/__init__.py:87: "
+            "UserWarning:\n    Found GPU0 Vega 10 XT [Radeon RX Vega 64] which is of cuda capability 3.0.\n"
+            "    PyTorch no longer supports this GPU because it is too old.\n"
+            "    The minimum cuda capability that we support is 3.5.\n")
+    facts = load_facts(text, "in.txt")
+    assert facts.gpus == () and facts.torch.cuda is None  # no NVIDIA GPU, and no PyPI CUDA build on an AMD machine
+    assert _codes(text) == []
+    report = run_checks(discover(plugins=False), facts)
+    assert "paste.gpu-too-old" in [f.code for f in answer(report).healthy]
+
+
+def test_a_missing_nvidia_smi_beside_a_named_gpu_is_no_driver_unless_torch_reaches_the_gpu() -> None:
+    text = "My V100 box:\n$ nvidia-smi\nbash: nvidia-smi: command not found\n"
+    assert "driver.not-loaded" in _codes(text)
+    reached = text + ">>> torch.cuda.is_available()\nTrue\n"
+    assert "driver.not-loaded" not in _codes(reached)
+
+
+def test_a_container_that_finds_no_gpu_beside_a_gpu_only_named_in_words_is_the_container() -> None:
+    text = ("Running nvidia-smi inside the project's docker image gives:\n\nNVIDIA-SMI couldn't find libnvidia-ml.so "
+            "library in your system.\n\nThe driver is installed: nvidia-smi runs outside the container. Ubuntu 18.04, V100.\n")
+    assert "platform.container" in _codes(text)
+
+
+def test_mixed_devices_in_a_convolution_and_a_kernel_assert_by_name_are_the_codes() -> None:
+    for text in ("RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same\n",
+                 "training stops with a cudaErrorAssert after 20 steps\n"):
+        report = run_checks(discover(plugins=False), load_facts(text, "in.txt"))
+        assert _codes(text) == [] and answer(report).healthy

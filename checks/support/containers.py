@@ -122,7 +122,8 @@ def _said_in_container(facts: Facts, found: Sequence[str]) -> Optional[Finding]:
     said = extras(facts, "paste.container_said")
     failing = [sig for sig in found if sig in FAILING] or (["cuda-unavailable"] if facts.torch.is_available is False
                                                            else [])
-    if (not said or not failing or facts.gpus or facts.driver.version or facts.torch.cuda_compiled is False
+    shown = bool(facts.gpus) and not extras(facts, "paste.gpus_named_only")  # a tool listed them, not a sentence
+    if (not said or not failing or shown or facts.driver.version or facts.torch.cuda_compiled is False
             or extras(facts, "paste.smi_works")):  # nvidia-smi working in it: the GPU reached the container
         return None
     return Finding(

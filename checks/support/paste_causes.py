@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Dict
 
-from gpudoctor.checks.support.cause import Cause, E, W
+from gpudoctor.checks.support.cause import NOTE, Cause, E, W
 from gpudoctor.checks.support.paste_running import RUNNING
 
 CUDA_INDEX = "https://download.pytorch.org/whl/cu128"
@@ -295,6 +295,13 @@ ON_AMD: Dict[str, Cause] = {
                                'torch.cuda.is_available())"', "rocminfo", "groups"),
                               ("https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/3rd-party/"
                                "pytorch-install.html",)),
+    # ROCm builds of torch report a placeholder CUDA capability for AMD GPUs; older ones warned it was too old
+    "gpu-too-old": Cause(NOTE, "torch's 'too old' warning names an AMD GPU: a ROCm build reports a placeholder CUDA "
+                               "capability for it, so the warning says nothing of the GPU",
+                         "Nothing to fix for the warning; whether the ROCm build uses the GPU is what "
+                         "torch.cuda.is_available() and rocminfo say.",
+                         ('python -c "import torch; print(torch.__version__, torch.version.hip, '
+                          'torch.cuda.is_available())"', "rocminfo")),
 }
 
 # A recognised message -> the code of the structural finding that judges the same root cause from the facts.
@@ -304,6 +311,7 @@ SHARED_CAUSE: Dict[str, str] = {
     "driver-too-old": "driver.too-old-for-torch",
     "driver-insufficient": "driver.too-old-for-torch",
     "no-kernel-image": "gpu.arch-too-new",
+    "nvrtc-unknown-arch": "gpu.arch-too-new",
     "gpu-too-old": "gpu.arch-too-old",
     "ptx-toolchain": "driver.too-old-for-torch",
     "kernel-module-missing": "driver.not-loaded",

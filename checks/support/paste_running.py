@@ -48,6 +48,13 @@ RUNNING: Dict[str, Cause] = {
                                    "architectures this nvcc knows with TORCH_CUDA_ARCH_LIST (e.g. \"8.6\").",
                                    ("nvcc --version", 'python -c "import torch; print(torch.version.cuda, '
                                     'torch.cuda.get_device_capability())"')),
+    "nvrtc-unknown-arch": Cause(E, "torch's run-time compiler (NVRTC, of the CUDA torch was built with) does not know "
+                                   "this GPU's architecture: that CUDA predates the GPU",
+                                "Install a torch build of a CUDA new enough for the GPU (Ampere sm_86 needs CUDA 11.1, "
+                                "Ada sm_89 and Hopper sm_90 CUDA 11.8, Blackwell CUDA 12.8); the kernels torch ships may "
+                                "run, but what it compiles at run time (TorchScript fusers) cannot.",
+                                ('python -c "import torch; print(torch.__version__, torch.version.cuda, '
+                                 'torch.cuda.get_device_capability())"',)),
     "illegal-memory-access": Cause(NOTE, "the CUDA environment works: a kernel accessed memory it should not",
                                    "Usually a bug in the program or one of its libraries (an index out of range, a "
                                    "wrong shape); run with CUDA_LAUNCH_BLOCKING=1 to find the kernel. If every CUDA "

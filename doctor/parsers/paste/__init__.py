@@ -101,6 +101,9 @@ class Paste:
         return tuple(dict.fromkeys(obs.value for obs in self.observations if obs.path == "signature"))
 
 
+_AMD_NAME = re.compile(r"Radeon|\bVega\b|\bNavi\b|\bgfx\d|\bAMD\b|Instinct", re.I)
+
+
 def _warning_signals(segment: Segment) -> Iterator[Observation]:
     """The architecture and compute-capability facts torch's own warnings carry (collect_env's classifier)."""
     text = segment.text()
@@ -111,6 +114,8 @@ def _warning_signals(segment: Segment) -> Iterator[Observation]:
     if sig.arch_flags:
         yield observe("torch.arch_flags", tuple(sig.arch_flags), segment, anchor, "torch warning")
     for name, cc in sig.name_ccs.items():
+        if _AMD_NAME.search(name):
+            continue  # a ROCm build's warning: the capability it names is a placeholder, and the GPU no NVIDIA one
         yield observe("gpus", (None, name), segment, anchor, "torch warning")
         yield observe("gpus.cc", (name, cc), segment, anchor, "torch warning")
     for warning in sig.warnings:

@@ -41,6 +41,7 @@ _EXT_SETUP = ("a CUDA extension's setup script found torch without CUDA (a CPU b
               "build its kernels")
 _LIB_CPU = ("a library with CUDA kernels of its own (onnxruntime, JAX, DGL, PaddlePaddle) is installed as its CPU-only "
             "package")
+_SM_SAID = "the torch build has no kernels for this GPU's architecture (sm_XX), as the paste says"
 _BNB_CPU = "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"
 _EXT_NO_CUDA = "a compiled extension was built without its CUDA kernels (no CUDA toolkit or GPU where it was built)"
 _LAUNCH = "the GPU works; a kernel was launched with a grid or block size it cannot run (a bug in that code)"
@@ -91,9 +92,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.SM_INCOMPATIBLE, "is not compatible with the current pytorch", r"sm_\d+\s+is not compatible with the current PyTorch",
        "the GPU's architecture is not in the torch build's arch list", WARN),
     # the same told in words: "an older torch, which does not support sm120 (Blackwell)"
-    _s(Sig.SM_INCOMPATIBLE, "support", r"\b(?:does not|doesn'?t|do not|don'?t|did not|didn'?t|no longer|not)\s+supports?\s+"
-       r"(?:the\s+|my\s+)?sm_?\d{2,3}\b", "the torch build has no kernels for this GPU's architecture (sm_XX), as the "
-       "paste says", WARN),
+    _s(Sig.SM_INCOMPATIBLE, "support sm", r"\b(?:does not|doesn'?t|do not|don'?t|did not|didn'?t|no longer|not)\s+"
+       r"support\s+sm_?\d{2,3}\b", _SM_SAID, WARN),
+    _s(Sig.SM_INCOMPATIBLE, "supports sm", r"\b(?:no longer|not|never)\s+supports\s+sm_?\d{2,3}\b", _SM_SAID, WARN),
     _s(Sig.GPU_TOO_OLD, "no longer supports this gpu", r"PyTorch no longer supports this GPU because it is too old",
        "the GPU is older than the oldest architecture this torch build has kernels for", WARN),
     # ollama's GPU discovery: "CUDA GPU is too old. Falling back to CPU mode. Compute Capability detected: 5.2"
@@ -103,6 +104,12 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the NVIDIA driver is older than the CUDA runtime the program was built with", INIT),
     _s(Sig.DRIVER_INSUFFICIENT, "driver version is insufficient", r"CUDA driver version is insufficient for CUDA? runtime version",
        _DRIVER_OLD, INIT),
+    # nvidia-docker 1.0's own check of the image's CUDA against the host driver
+    _s(Sig.DRIVER_INSUFFICIENT, "unsupported cuda version: driver", r"unsupported CUDA version: driver \d+\.\d+ < image \d+\.\d+",
+       "the host's NVIDIA driver is older than the CUDA the container image requires", INIT),
+    # a CUDA runtime newer than the driver's libcuda: "libcuda.so.418.74: undefined symbol: cuCtxCreate_v3"
+    _s(Sig.DRIVER_INSUFFICIENT, "undefined symbol: cu", r"libcuda\.so[\w.]*:\s*undefined symbol: cu[A-Z]\w*",
+       "the NVIDIA driver's libcuda lacks an entry point the program's CUDA runtime needs: the driver is too old"),
     _s(Sig.DRIVER_INSUFFICIENT, "unsatisfied condition: cuda", r"requirement error: unsatisfied condition: cuda\s*>=\s*\d+\.\d+",
        "the host's NVIDIA driver is older than the CUDA the container image requires", INIT),
     _s(Sig.DRIVER_TOO_OLD, "driver on your system is too old", r"NVIDIA driver on your system is too old(?: \(found version \d+\))?",
@@ -174,6 +181,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.SMI_NO_DRIVER, "communicate with the nvidia driver",
        r"NVIDIA-SMI has failed because it couldn.t communicate with the NVIDIA driver",
        "no NVIDIA driver is loaded", "driver.smi_error_text"),
+    _s(Sig.SMI_NO_DRIVER, "couldn't find libnvidia-ml.so", r"NVIDIA-SMI couldn't find libnvidia-ml\.so library",
+       "nvidia-smi finds no NVML library: no driver here, or a container whose driver libraries were not mounted",
+       "driver.smi_error_text"),
     _s(Sig.SMI_NO_DRIVER, "communicate with the", r"nvidia-smi[^.\n]{0,40}?\b(?:cannot|can'?t|couldn'?t|could not|unable to|"
        r"fails? to)\s+communicate with the (?:NVIDIA )?driver", "no NVIDIA driver is loaded (nvidia-smi, as retold)",
        "driver.smi_error_text"),
@@ -272,7 +282,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.EXT_BUILD_NO_CUDA, "unknown compute capability", r"Unknown compute capability\. Specify the target compute",
        _EXT_SETUP),
     _s(Sig.CUDA_HOME_UNSET, "cuda_home", r"CUDA_HOME environment variable is not set|"
-       r"CUDA_HOME does not exist, unable to compile CUDA op",
+       r"CUDA_HOME does not exist, unable to compile CUDA op|'CUDA_HOME' not set, unable to find cuda-toolkit",
        "building a CUDA extension needs the CUDA toolkit (nvcc); torch's wheels do not include it"),
     _s(Sig.SHADOWED_CUDA, "undefined symbol", r"undefined symbol: (?:__nvJitLink\w*|cusparseSpSV\w*|cublas\w*|\w*cudnn\w*|nccl[A-Z]\w*)",
        "a system CUDA library on LD_LIBRARY_PATH shadows the one in torch's own nvidia-* wheels", IMPORT),
@@ -294,6 +304,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"Unable to load any of \{?libcudnn|Invalid handle\. Cannot load symbol cudnn\w+",
        "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
     # TensorFlow's loader: "Could not load dynamic library 'cudart64_100.dll'; dlerror: cudart64_100.dll not found"
+    # onnxruntime-gpu's CUDA provider failing to load CUDA or cuDNN of the versions it was built for
+    _s(Sig.CUDNN_MISSING, "wasn't able to be loaded", r"CUDA_PATH is set but CUDA wasn't able to be loaded",
+       "onnxruntime's CUDA provider cannot load the CUDA and cuDNN libraries of the versions it was built for"),
     _s(Sig.CUDNN_MISSING, "could not load dynamic library", r"Could not load dynamic library '(?:lib)?cudnn[\w.-]*\.(?:dll|so[\w.]*)'",
        "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
     _s(Sig.LIB_MISSING, "could not load dynamic library", r"Could not load dynamic library '(?:lib)?(?:cudart|cublas\w*|cufft|"
@@ -315,7 +328,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        _BUSY, WARN),
     # CUDA's error 46 by name and number: "code=46(cudaErrorDevicesUnavailable)", "Return value 46 from 'cudaMalloc"
     _s(Sig.DEVICE_BUSY, "cudaerrordevicesunavailable", r"\bcudaErrorDevicesUnavailable\b", _BUSY, WARN),
-    _s(Sig.DEVICE_BUSY, "46", r"\bcode=46\b|Return value 46 from '?cuda", _BUSY, WARN),
+    _s(Sig.DEVICE_BUSY, "code=46", r"\bcode=46\b", _BUSY, WARN),
+    _s(Sig.DEVICE_BUSY, "return value 46 from", r"Return value 46 from '?cuda", _BUSY, WARN),
     _s(Sig.DEVICE_BUSY, "unavailable or busy", r"\bcuda devices? (?:is |are )?unavailable or busy\b",
        _BUSY, WARN),
     _s(Sig.GLIBCXX, "glibcxx_", r"version [`'\"]?GLIBCXX_\d+\.\d+(?:\.\d+)?['`\"]? not found",
@@ -426,6 +440,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
     _s(Sig.DEVICE_ASSERT, "(710)", r"cuda runtime error \(710\)(?!\d)",  # cudaErrorAssert's number
        "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
+    _s(Sig.DEVICE_ASSERT, "cudaerrorassert", r"\bcudaErrorAssert\b",
+       "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
     _s(Sig.CONDA_NO_CUDA, "resolvepackagenotfound", r"ResolvePackageNotFound:\s*-\s*(?:cudatoolkit|pytorch-cuda|cuda-\w+)"
        r"(?:=|\b)", "conda finds no CUDA package for this platform (NVIDIA's CUDA packages exist for Linux and Windows)"),
     _s(Sig.NCCL_CUDA, "ncclunhandledcudaerror", r"ncclUnhandledCudaError",
@@ -440,6 +456,10 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the program links libtorch without its CUDA library (torch_cuda): the linker dropped it, so CUDA is unavailable"),
     _s(Sig.LINK_CUDA, "caffe2 version uses cuda", r"Your installed Caffe2 version uses CUDA but I cannot find the CUDA",
        "building against torch: CMake finds no CUDA toolkit for a CUDA build of torch"),
+    # TorchScript's fuser compiling at run time with torch's own NVRTC, whose CUDA predates the GPU
+    _s(Sig.NVRTC_ARCH, "nvrtc: error: invalid value for --gpu-architecture",
+       r"nvrtc: error: invalid value for --gpu-architecture",
+       "torch's run-time compiler (NVRTC, of the CUDA torch was built with) does not know this GPU's architecture"),
     _s(Sig.NVCC_ARCH, "unsupported gpu architecture", r"nvcc fatal\s*:\s*Unsupported gpu architecture",
        "the CUDA toolkit (nvcc) building an extension does not know the GPU architecture it was asked to compile for"),
     _s(Sig.ILLEGAL_ACCESS, "illegal", r"an illegal memory access was encountered|\bcudaErrorIllegalAddress\b",
@@ -510,5 +530,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.DEVICE_MISMATCH, "expected object of", r"Expected object of device type cuda but got device "
        r"type cpu|Expected object of backend CUDA but got backend CPU", "the GPU works; the code mixes CPU and GPU "
        "tensors", healthy=True),  # the wording of torch 1.x
+    # a convolution given a GPU input and CPU weights (or the other way): "Input type (torch.cuda.FloatTensor) and
+    # weight type (torch.FloatTensor) should be the same"
+    _s(Sig.DEVICE_MISMATCH, "and weight type", r"Input type \(torch\.(?:cuda\.)?\w+\) and weight type "
+       r"\(torch\.(?:cuda\.)?\w+\) should be the same", "the GPU works; the code mixes CPU and GPU tensors", healthy=True),
 )
 BY_SIG = {s.sig: s for s in CATALOGUE}

@@ -156,6 +156,8 @@ def merge(base: Facts, observations: Iterable[Observation], base_fmt: str = "") 
                           f"{obs.line}: {obs.quote}"))
     if not gpus and len({name.lower() for _, name, _ in mentioned}) > 1:  # named in sentences: not one machine's list
         extra.append(("paste.gpus_from_prose", str(len(mentioned))))
+    if not gpus and mentioned:  # the GPUs were only named in words: no tool showed them on this machine
+        extra.append(("paste.gpus_named_only", str(len(mentioned))))
     gpus = gpus or mentioned
     facts = _apply(base, values, lists, _gpus(base, gpus, memories, used, modes), packages)
     if env_vars:

@@ -74,8 +74,9 @@ def gpu_mentions(segment: Segment) -> Iterator[Observation]:
 # a GPU named by its architecture alone, in a sentence: "an sm_120 card", "SM 12.0", "compute capability 8.6",
 # "sm120 support"; lines that list several architectures (a wheel's arch list, TORCH_CUDA_ARCH_LIST, -gencode flags)
 # describe builds, not the GPU
-_ARCH_SAID = re.compile(r"\bsm_?(\d{2,3})\b|\bSM\s?(\d{1,2}\.\d)\b|(?:compute capability|\bCC)\)?\s*(?:of\s+|is\s+|=\s*|:\s*)?"
+_ARCH_SAID = re.compile(r"\bsm_?(\d{2,3})\b|\bSM\s?(\d{1,2}\.\d)\b|(?:(?:compute|cuda) capability|\bCC)\)?\s*(?:of\s+|is\s+|=\s*|:\s*)?"
                         r"(\d{1,2}\.\d)\b", re.I)
+_NOT_NVIDIA = re.compile(r"\bFound GPU\d|Radeon|\bVega\b|\bgfx\d|\bAMD\b")
 _ARCH_BUILD = re.compile(r"arch|gencode|compute_\d|list|=\s*[\"']", re.I)
 
 
@@ -94,10 +95,10 @@ def arch_mentions(segment: Segment) -> Iterator[Observation]:
         if "sm" not in text.lower() and "apab" not in text and "CC" not in text:
             continue
         found = _ARCH_SAID.findall(text)
-        if len(found) != 1 or _ARCH_BUILD.search(text) or _COMMAND.match(text):
-            continue
+        if len(found) != 1 or _ARCH_BUILD.search(text) or _COMMAND.match(text) or _NOT_NVIDIA.search(text):
+            continue  # torch's "Found GPU0 ... capability" warning is read with the warnings, and AMD's is a placeholder
         cc = _cc(found[0])
-        if 3 <= cc[0] <= 12:
+        if 1 <= cc[0] <= 12:
             yield observe("gpus.arch_said", cc, segment, line, "prose")
             return
 

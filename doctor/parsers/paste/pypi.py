@@ -51,6 +51,7 @@ _BANNER_SYSTEMS = {"linux": "Linux", "win32": "Windows", "darwin": "Darwin"}
 # a Linux distribution named with its release: "Ubuntu 18.04", "CentOS 7", "Debian 12"
 _DISTRO = re.compile(r"\b(?:Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky Linux|AlmaLinux|openSUSE|Linux Mint|Pop!_OS)\s+"
                      r"(?:Linux\s+|Server\s+)?\d{1,2}(?:\.\d{1,2})?\b")
+_DISTRO_WORD = re.compile(r"Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky|Alma|openSUSE|Mint|Pop!_OS")  # a cheap pre-test
 _TORCH_PIN = re.compile(r"(?:^|\s)torch\s*={2,3}\s*(\d+\.\d+\.\d+(?:\+[\w.]+)?)(?=$|[\s\\'\"`])")
 _PIN_INDEX = re.compile(r"download\.pytorch\.org/whl/(cu\d{2,3}|cpu)\b")
 _PIP_SOURCES = frozenset({"pip list", "pip show", "pip freeze", "python -c", "python REPL", "pip install log",
@@ -79,8 +80,7 @@ def hints(segment: Segment) -> Iterator[Observation]:
             banner = _BANNER.match(text)
             if banner:
                 yield observe(SYSTEM_SAID, _BANNER_SYSTEMS[banner.group(1)], segment, line, "python banner")
-        elif "Linux" in text or any(word in text for word in ("Ubuntu", "Debian", "CentOS", "Fedora", "RHEL", "openSUSE",
-                                                                "Pop!_OS")):
+        elif _DISTRO_WORD.search(text):
             distro = _DISTRO.search(text)
             if distro and not _WINDOWS.search(text) and "mac" not in low:
                 yield observe(SYSTEM_SAID, "Linux", segment, line, "prose")
@@ -182,8 +182,8 @@ def linux_default_build(facts: Facts, observations: Iterable[Observation]) -> Tu
     version = t.version or ""
     if (not version or "+" in version or t.cuda or t.hip or t.cuda_compiled is not None or t.import_error
             or t.is_available is True or facts.platform.torch_from_conda or facts.platform.system != "Linux"
-            or any(o.path == CONDA_TORCH for o in observations)):
-        return facts, []
+            or any(o.path in (CONDA_TORCH, "amd_gpu", "rocm_index", "intel_gpu") for o in observations)):
+        return facts, []  # from conda, or on a machine of another GPU maker: PyPI's CUDA build is not the likely one
     machine = facts.platform.machine or "x86_64"
     variant = compat.default_variant(version, "Linux", machine)
     cuda = compat.variant_cuda(variant) if variant else None

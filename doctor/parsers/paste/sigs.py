@@ -76,6 +76,7 @@ class Sig(enum.Enum):
     DUPLICATE_GPU = "ranks-share-a-gpu"
     NCCL_P2P = "nccl-peer-access"
     NVCC_ARCH = "nvcc-unsupported-arch"
+    NVRTC_ARCH = "nvrtc-unknown-arch"  # torch's run-time compiler (NVRTC, of torch's CUDA) does not know the GPU
     ILLEGAL_ACCESS = "illegal-memory-access"
     BF16_UNSUPPORTED = "bfloat16-needs-ampere"
     FP16_SLOW = "float16-not-efficient"  # CTranslate2 (faster-whisper): the GPU has no fast float16
