@@ -168,8 +168,9 @@ def container_runs(segment: Segment) -> Iterator[Observation]:
                     yield from _run(segment, line, found.group(1), found.group(2))
                 i = last + 1
                 continue
-            for inline in _INLINE_RUN.finditer(line.text):
-                yield from _run(segment, line, inline.group(1), inline.group(2))
+            if "`" in line.text:
+                for inline in _INLINE_RUN.finditer(line.text):
+                    yield from _run(segment, line, inline.group(1), inline.group(2))
             if "compose" in line.text.lower() and (_COMPOSE_UP.match(line.text) or _COMPOSE_INLINE.search(line.text)):
                 run = ContainerRun(Runtime.COMPOSE, GpuRequest.UNKNOWN, None, line.number)
                 yield observe("container.run", run.encode(), segment, line, "compose up")
@@ -179,5 +180,6 @@ def container_runs(segment: Segment) -> Iterator[Observation]:
         yield from _compose_file(segment)
     if "gpu" in low or "cpu" in low or "cuda" in low or "nvidia-smi" in low:
         for line in lines:
-            if _NO_GPU.search(line.text):
+            words = line.text.lower()
+            if ("gpu" in words or "cpu" in words or "cuda" in words or "smi" in words) and _NO_GPU.search(line.text):
                 yield observe("container.no_gpu", line.text.strip()[:200], segment, line, "a program's message")

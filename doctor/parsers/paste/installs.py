@@ -78,7 +78,7 @@ def install_logs(segment: Segment) -> Iterator[Observation]:
             yield observe(NOW, m.group(1), segment, line, "uv install log")
             continue
         low = text.lower()
-        if "cpu" in low or "cuda" in low or "gpu" in low or "版" in text:
+        if "cpu" in low or "without" in low or "non" in low:  # each of _CPU_WORDS' forms holds one of these
             yield from _sentence(segment, line, text)
     if lone and not installed:  # a torch wheel the paste names on its own: the build the user installed
         (version, cpu), line = lone[-1]
