@@ -221,3 +221,48 @@ def test_mixed_devices_in_a_convolution_and_a_kernel_assert_by_name_are_the_code
                  "training stops with a cudaErrorAssert after 20 steps\n"):
         report = run_checks(discover(plugins=False), load_facts(text, "in.txt"))
         assert _codes(text) == [] and answer(report).healthy
+
+
+@pytest.mark.parametrize("text, code", [
+    ("thread 'main' panicked at 'called `Result::unwrap()` on an `Err` value: Cuda(NoBinaryForGpu)', src/main.rs:10\n",
+     "paste.no-kernel-image"),
+    ("ValueError: libcublas.so.*[0-9] not found in the system path ['/app', '/usr/lib/python310.zip']\n",
+     "paste.cuda-lib-missing"),
+    ("error: Unsupported gpu architecture 'compute_75'\n", "paste.nvcc-unsupported-arch"),
+    ("CUDA error: uncorrectable ECC error encountered (code #214, ERROR_ECC_UNCORRECTABLE)\n", "paste.uncorrectable-ecc"),
+    ("RuntimeError: CUDA error: cudaErrorECCUncorrectable\n", "paste.uncorrectable-ecc"),
+])
+def test_bindings_and_tools_words_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+def test_an_ecc_error_is_the_gpus_memory_and_joins_the_ecc_check() -> None:
+    report = run_checks(discover(plugins=False), load_facts("uncorrectable ECC error encountered\n", "in.txt"))
+    finding = next(f for f in report.findings() if f.code == "paste.uncorrectable-ecc")
+    assert finding.cause == "gpu.ecc" and "nvidia-smi -q -d ECC,PAGE_RETIREMENT" in finding.fix.commands
+
+
+def test_pips_resolver_conflict_gives_the_installed_torch_and_its_companion() -> None:
+    text = ("ERROR: pip's dependency resolver does not currently take into account all the packages that are installed."
+            "\ntorchvision 0.16.0+cu118 requires torch==2.1.0, but you have torch 2.0.1 which is incompatible.\n")
+    facts = load_facts(text, "in.txt")
+    assert facts.torch.version == "2.0.1" and facts.package("torchvision") is not None
+    assert "torchvision.version-mismatch" in _codes(text)
+
+
+def test_a_gpu_at_zero_utilisation_is_unused_not_starved() -> None:
+    unused = "Checking with nvidia-smi, the GPU is never used (GPU-Util stays at 0%) on my RTX 4060.\n"
+    assert "paste.gpu-unused-unexplained" in _codes(unused)
+    starved = "Training runs on the RTX 4060 but GPU-Util stays at 12% while the CPU is at 100%.\n"
+    report = run_checks(discover(plugins=False), load_facts(starved, "in.txt"))
+    assert "paste.gpu-waits-for-data" in [f.code for f in answer(report).healthy]
+
+
+@pytest.mark.parametrize("text, code", [
+    ("RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use "
+     "the 'spawn' start method\n", "paste.cuda-in-forked-subprocess"),
+    ("RuntimeError: CUDA failed with error out of memory\n", "paste.out-of-memory"),
+])
+def test_a_working_gpu_that_the_code_misuses_is_healthy(text: str, code: str) -> None:
+    report = run_checks(discover(plugins=False), load_facts(text, "in.txt"))
+    assert _codes(text) == [] and code in [f.code for f in answer(report).healthy]

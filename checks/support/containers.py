@@ -22,7 +22,7 @@ WORKING = ("out-of-memory", "device-side-assert", "tensors-on-different-devices"
            "invalid-launch-configuration", "float16-not-efficient", "cudnn-plan-declined",
            "cudnn-cnn-infer-warning",
            "ranks-share-a-gpu", "illegal-memory-access", "bfloat16-needs-ampere", "gpu-slower-than-cpu",
-           "is-available-not-called", "gpu-waits-for-data")
+           "is-available-not-called", "gpu-waits-for-data", "cuda-in-forked-subprocess")
 EVIDENCE = ("paste.container.run", "paste.container.no_gpu", "torch.init_error")
 
 

@@ -213,6 +213,13 @@ CAUSES: Dict[str, Cause] = {
     "device-busy": Cause(W, "the GPU is busy or unavailable (exclusive compute mode, or held by another process)",
                          "Set the compute mode to Default or stop the process holding the GPU.",
                          ("nvidia-smi -q -d COMPUTE", "sudo nvidia-smi -c DEFAULT")),
+    "uncorrectable-ecc": Cause(E, "the GPU's memory reported an uncorrectable ECC error: a hardware fault, not the "
+                                  "install",
+                               "Look at the GPU's ECC counters and retired pages; reset the GPU (or reboot) so that "
+                               "pending page retirements take effect. An error that comes back means the GPU needs "
+                               "service; until then keep jobs off it (CUDA_VISIBLE_DEVICES).",
+                               ("nvidia-smi -q -d ECC,PAGE_RETIREMENT", "sudo nvidia-smi -r -i 0"),
+                               ("https://docs.nvidia.com/deploy/dynamic-page-retirement/",)),
     "gpu-fell-off-the-bus": Cause(E, "the GPU stopped responding to the driver (fell off the bus / failed to initialise)",
                                   "A hardware-level fault: check power connectors and the PSU, temperatures and the "
                                   "PCIe seating, update the system BIOS and the driver; undo PCIe or clock tweaks.",
@@ -312,6 +319,7 @@ SHARED_CAUSE: Dict[str, str] = {
     "driver-insufficient": "driver.too-old-for-torch",
     "no-kernel-image": "gpu.arch-too-new",
     "nvrtc-unknown-arch": "gpu.arch-too-new",
+    "uncorrectable-ecc": "gpu.ecc",
     "gpu-too-old": "gpu.arch-too-old",
     "ptx-toolchain": "driver.too-old-for-torch",
     "kernel-module-missing": "driver.not-loaded",

@@ -159,6 +159,11 @@ RUNNING: Dict[str, Cause] = {
                                           "libraries was launched with an invalid configuration (often an empty or "
                                           "too large input, or too many threads per block); run with "
                                           "CUDA_LAUNCH_BLOCKING=1 to find it.", ("CUDA_LAUNCH_BLOCKING=1 python train.py",)),
+    "cuda-in-forked-subprocess": Cause(NOTE, "the CUDA environment works: the code starts CUDA and then forks worker "
+                                             "processes, which cannot use it",
+                                       "Not an installation problem: start the workers with the 'spawn' method "
+                                       "(multiprocessing.set_start_method('spawn') or torch.multiprocessing), or do no "
+                                       "CUDA work in the parent before the workers start.", ()),
     "spawn-without-main-guard": Cause(NOTE, "the CUDA environment is not involved: worker processes start by spawn "
                                             "and the script has no if __name__ == '__main__': guard",
                                       "Not an installation problem: put the script's top-level code under "

@@ -44,6 +44,7 @@ PARSERS: Tuple[Parser, ...] = (
     tools.platform_hints,
     tools.interpreter_paths,
     packages.package_lists,
+    packages.resolver_conflicts,
     keyvalue.key_values,
     keyvalue.one_liners,
     logs.launcher_versions,

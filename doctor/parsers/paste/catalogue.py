@@ -41,6 +41,7 @@ _EXT_SETUP = ("a CUDA extension's setup script found torch without CUDA (a CPU b
               "build its kernels")
 _LIB_CPU = ("a library with CUDA kernels of its own (onnxruntime, JAX, DGL, PaddlePaddle) is installed as its CPU-only "
             "package")
+_ECC = "the GPU's memory reported an uncorrectable ECC error: a hardware fault, not the install"
 _SM_SAID = "the torch build has no kernels for this GPU's architecture (sm_XX), as the paste says"
 _BNB_CPU = "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"
 _EXT_NO_CUDA = "a compiled extension was built without its CUDA kernels (no CUDA toolkit or GPU where it was built)"
@@ -76,6 +77,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     # CUDA's name for error 209, as programs that print the driver API's words say it (mumax3)
     _s(Sig.NO_KERNEL_IMAGE, "no binary for gpu", r"\bNo binary for GPU\b",
        _NO_KERNELS),
+    # the driver API's name for error 209 as bindings print it: Rust's Cuda(NoBinaryForGpu), CUDA_ERROR_NO_BINARY_FOR_GPU
+    _s(Sig.NO_KERNEL_IMAGE, "nobinaryforgpu", r"\bNoBinaryForGpu\b", _NO_KERNELS),
+    _s(Sig.NO_KERNEL_IMAGE, "no_binary_for_gpu", r"\bCUDA_ERROR_NO_BINARY_FOR_GPU\b", _NO_KERNELS),
     _s(Sig.NO_KERNEL_IMAGE, "not compiled for sm", r"\bnot compiled for SM ?\d+",
        "the program has no kernels for this GPU's architecture (not compiled for its SM)", WARN),
     _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image (?:is )?available(?: for execution(?: on)?(?: the| this)? device)?|"
@@ -311,6 +315,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
     _s(Sig.LIB_MISSING, "could not load dynamic library", r"Could not load dynamic library '(?:lib)?(?:cudart|cublas\w*|cufft|"
        r"curand|cusolver|cusparse|nvinfer\w*|nvrtc|nccl)[\w.-]*\.(?:dll|so[\w.]*)'", _LIB),
+    # torch's own preload of the pip-installed CUDA libraries: "libcublas.so.*[0-9] not found in the system path"
+    _s(Sig.LIB_MISSING, "not found in the system path", r"lib\w+\.so\.\*\[0-9\] not found in the system path", _LIB),
     _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl|torch_cuda|c10_cuda|caffe2_nvrtc)[\w-]*[.,]so[\w.]*: cannot open shared object file",
        _LIB, IMPORT),
     _s(Sig.LIB_MISSING, "importerror: lib", r"ImportError: lib(?:cudart|cublas\w*|cudnn\w*|nvrtc|cufft|curand|cusparse|"
@@ -424,7 +430,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.OUT_OF_MEMORY, "memory", r"CUDA out of memory|OutOfMemoryError|CUDA error:\s*out of memory|CUDA_ERROR_OUT_OF_MEMORY|"
        r"cuda runtime error\s*(?:\(2\)\s*)?:\s*out of memory|\berror=2 : out of memory|\b(?:running|ran|runs) out of "
        r"GPU memory\b|"
-       r"\b(?:gpu|cuda|an?|the|of|with)\s+out[- ]of[- ]memory(?:\s+errors?)?\b",
+       r"\b(?:gpu|cuda|an?|the|of|with|error)\s+out[- ]of[- ]memory(?:\s+errors?)?\b",
        _OOM, healthy=True),
     _s(Sig.OUT_OF_MEMORY, "out of vram", r"\b(?:running|ran|runs) out of VRAM\b", _OOM, healthy=True),
     _s(Sig.OUT_OF_MEMORY, "cuda runtime error (2)", r"cuda runtime error \(2\)(?!\d)",  # cudaErrorMemoryAllocation
@@ -460,8 +466,11 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.NVRTC_ARCH, "nvrtc: error: invalid value for --gpu-architecture",
        r"nvrtc: error: invalid value for --gpu-architecture",
        "torch's run-time compiler (NVRTC, of the CUDA torch was built with) does not know this GPU's architecture"),
-    _s(Sig.NVCC_ARCH, "unsupported gpu architecture", r"nvcc fatal\s*:\s*Unsupported gpu architecture",
+    _s(Sig.NVCC_ARCH, "unsupported gpu architecture", r"(?:nvcc fatal\s*:\s*)?Unsupported gpu architecture\b",
        "the CUDA toolkit (nvcc) building an extension does not know the GPU architecture it was asked to compile for"),
+    _s(Sig.ECC_UNCORRECTABLE, "uncorrectable ecc error", r"uncorrectable ECC error encountered", _ECC),
+    _s(Sig.ECC_UNCORRECTABLE, "ecc_uncorrectable", r"\b(?:CUDA_)?ERROR_ECC_UNCORRECTABLE\b", _ECC),
+    _s(Sig.ECC_UNCORRECTABLE, "eccuncorrectable", r"\bcudaErrorECCUncorrectable\b", _ECC),
     _s(Sig.ILLEGAL_ACCESS, "illegal", r"an illegal memory access was encountered|\bcudaErrorIllegalAddress\b",
        "the GPU runs CUDA; a kernel accessed memory it should not (a bug in the program or a library)", healthy=True),
     _s(Sig.FP16_SLOW, "efficient float16", r"Requested float16 compute type, but the target device or backend do not "
@@ -495,8 +504,10 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.COLAB_NO_GPU, "gpu backend", r"Cannot connect to GPU backend",
        _COLAB),
     _s(Sig.COLAB_NO_GPU, "后端", r"无法连接到\s*GPU\s*后端", _COLAB),
-    _s(Sig.GPU_STARVED, "util", r"\b(?:low|0\s?%|zero|only\s+\d{1,2}\s?%)[^.\n]{0,25}\bGPU[- ]?util|\bGPU[- ]?util\w*\b"
-       r"[^.\n]{0,40}?\b(?:is |stays |goes |drops |only )?(?:low|0\s?%|zero|\d{1,2}\s?%)(?![\w%])",
+    # a sentence that says the GPU is not used at all is the symptom, not a GPU waiting for its data
+    _s(Sig.GPU_STARVED, "util", r"^(?!.*\b(?:never|not|n't)\s+(?:being\s+)?(?:used|utili[sz]ed)\b).*?(?:\b(?:low|0\s?%|zero|"
+       r"only\s+\d{1,2}\s?%)[^.\n]{0,25}\bGPU[- ]?util|\bGPU[- ]?util\w*\b[^.\n]{0,40}?\b(?:is |stays |goes |drops |only )?"
+       r"(?:low|0\s?%|zero|\d{1,2}\s?%)(?![\w%]))",
        _STARVED, healthy=True),
     _s(Sig.GPU_STARVED, "%", r"\bGPU\b[^.\n]{0,40}\bonly (?:at |about |around )?\d{1,2}\s?%",
        _STARVED, healthy=True),
@@ -519,6 +530,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.MISALIGNED, "misaligned address", r"\bmisaligned address\b",
        "the GPU works; a kernel in the program or a library read a misaligned address (a bug in that code)",
        healthy=True),
+    _s(Sig.FORKED_CUDA, "cannot re-initialize cuda in forked subprocess", r"Cannot re-initialize CUDA in forked subprocess",
+       "the GPU works; the code starts CUDA before forking worker processes", healthy=True),
     _s(Sig.SPAWN_GUARD, "bootstrapping phase", r"start a new process before the\s*(?:current process has finished its "
        r"bootstrapping phase)?|current process has finished its bootstrapping phase",
        "the GPU stack is not involved: worker processes start by spawn (Windows, macOS) and the script lacks the "

@@ -157,3 +157,20 @@ def _plan(text: str, segment: Segment, line: Line) -> Optional[List[Observation]
     elif cuda:
         out.append(observe("torch.cuda", cuda, segment, line, "conda plan"))
     return out
+
+
+# pip's resolver naming a companion built for another torch: "torchvision 0.16.0+cu118 requires torch==2.1.0, but you
+# have torch 2.0.1 which is incompatible."
+_CONFLICT = re.compile(r"^\s*(torchvision|torchaudio)\s+(\d+\.\d+\.\d+(?:\+[\w.]+)?)\s+requires\s+torch==[\w.+]+,\s*but you "
+                       r"have torch\s+(\d+\.\d+\.\d+(?:\+[\w.]+)?)\s+which is incompatible")
+
+
+def resolver_conflicts(segment: Segment) -> Iterator[Observation]:
+    """The installed torch and its companions as pip's dependency resolver names them when they do not pair."""
+    for line in segment.lines:
+        if "which is incompatible" not in line.text:
+            continue
+        m = _CONFLICT.match(line.text)
+        if m:
+            yield observe("packages", Distribution(name=m.group(1), version=m.group(2)), segment, line, "pip resolver")
+            yield observe("torch.version", m.group(3), segment, line, "pip resolver")

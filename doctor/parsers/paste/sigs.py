@@ -76,6 +76,7 @@ class Sig(enum.Enum):
     DUPLICATE_GPU = "ranks-share-a-gpu"
     NCCL_P2P = "nccl-peer-access"
     NVCC_ARCH = "nvcc-unsupported-arch"
+    ECC_UNCORRECTABLE = "uncorrectable-ecc"  # the GPU's memory reported an uncorrectable error
     NVRTC_ARCH = "nvrtc-unknown-arch"  # torch's run-time compiler (NVRTC, of torch's CUDA) does not know the GPU
     ILLEGAL_ACCESS = "illegal-memory-access"
     BF16_UNSUPPORTED = "bfloat16-needs-ampere"
@@ -91,4 +92,5 @@ class Sig(enum.Enum):
     LINK_CUDA = "linker-without-cuda-libs"
     DEVICE_MISMATCH = "tensors-on-different-devices"
     SPAWN_GUARD = "spawn-without-main-guard"
+    FORKED_CUDA = "cuda-in-forked-subprocess"  # CUDA started in a process that then forks workers
     GPU_LOADED = "model-loaded-on-gpu"
