@@ -82,6 +82,11 @@ def smi_missing_explained(facts: Facts) -> bool:
     return bool(t.is_available or t.device_count) or (bool(facts.gpus) and facts.driver.source == DriverSource.NVML.value)
 
 
+def judges_mismatch(facts: Facts) -> bool:
+    """Whether this check names an NVML/driver version mismatch from the facts."""
+    return (facts.platform.system or "").lower() != "darwin" and _mismatch(facts) is not None
+
+
 def judges_smi_error(facts: Facts) -> bool:
     """Whether this check reads the driver's state from nvidia-smi's error: the driver not loaded, or none there."""
     if (facts.platform.system or "").lower() == "darwin":

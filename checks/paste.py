@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterator, Optional, Tuple
 
-from gpudoctor.checks.driver import judges_smi_error
+from gpudoctor.checks.driver import judges_mismatch, judges_smi_error
 from gpudoctor.checks.support import words as _cmd
 from gpudoctor.checks.support.driver_missing import NO_DRIVER_TEXT
 from gpudoctor.checks.support.paste_causes import CAUSES, ON_AMD, REINSTALL, SHARED_CAUSE
@@ -44,7 +44,7 @@ COVERED: Dict[str, Callable[[Facts], bool]] = {
     "smi-no-driver": judges_smi_error,
     "error-802": lambda f: f.platform.system != "Darwin",  # a Mac in the paste is a client, not the GPU host
     "error-999": lambda f: f.platform.system in (None, "Linux") and not f.platform.wsl,  # driver.uvm judges it there
-    "nvml-mismatch": lambda f: True,
+    "nvml-mismatch": judges_mismatch,  # the driver check, where its words for the mismatch are the ones pasted
     "torch-not-installed": lambda f: True,
     "no-kernel-image": lambda f: _gpu_cc_known(f) and not torch_serves_every_gpu(f),
     "sm-incompatible": _gpu_cc_known,

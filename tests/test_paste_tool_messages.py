@@ -266,3 +266,51 @@ def test_a_gpu_at_zero_utilisation_is_unused_not_starved() -> None:
 def test_a_working_gpu_that_the_code_misuses_is_healthy(text: str, code: str) -> None:
     report = run_checks(discover(plugins=False), load_facts(text, "in.txt"))
     assert _codes(text) == [] and code in [f.code for f in answer(report).healthy]
+
+
+@pytest.mark.parametrize("text, code", [
+    ("Failed invoking compiler for CUDA C++ program: NVRTC_ERROR_INVALID_OPTION\n", "paste.nvrtc-unknown-arch"),
+    ("vrtc: error: invalid value for --gpu-architecture (-arch)\nnvrtc compilation failed:\n", "paste.nvrtc-unknown-arch"),
+    ("ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n", "paste.nvrtc-unknown-arch"),
+    ("nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-architecture'\n", "paste.nvcc-unsupported-arch"),
+    ("WARNING: Detected NVIDIA NVIDIA GeForce RTX 4090 GPU, which is not yet supported in this version of the "
+     "container\nERROR: No supported GPU(s) detected to run this container\n", "paste.no-kernel-image"),
+    ("ERROR: Detected NVIDIA Tesla K40m GPU, which is not supported by this container\n", "paste.gpu-too-old"),
+    ("* Device #1: This hardware has outdated CUDA compute capability (2.1).\n", "paste.gpu-too-old"),
+    ('Unable to find cuda lib under the names ["cuda", "nvcuda"]. Please open GitHub issue.\n', "paste.libcuda-missing"),
+    ("UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
+     "before calling NumCudaDevices() that might have already set an error? Error 34: CUDA driver is a stub library\n",
+     "paste.shadowed-cuda-libs"),
+    ("Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that "
+     "might have already set an error? Error 500: named symbol not found\n", "paste.cuda-unavailable"),
+    ("NVML ERROR: RM has detected an NVML/RM version mismatch.\n", "paste.nvml-mismatch"),
+    ("FileNotFoundError: Could not find module 'C:\\\\Python38\\\\lib\\\\site-packages\\\\torch\\\\lib\\\\caffe2_nvrtc.dll' "
+     "(or one of its dependencies). Try using the full path with constructor syntax.\n", "paste.windows-dll"),
+    ("⚠️  CUDAExecutionProvider not available — ONNX will fall back to CPU.\n", "paste.library-cpu-build"),
+])
+def test_the_words_of_rounds_fifty_three_and_four_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+def test_error_804_in_cudagetdevicecount_is_still_named_by_its_number() -> None:
+    text = ("UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda "
+            "functions before calling NumCudaDevices() that might have already set an error? Error 804: forward "
+            "compatibility was attempted on non supported HW\n")
+    assert "paste.error-804" in _codes(text) and "paste.cuda-unavailable" not in _codes(text)
+
+
+def test_a_dataloader_out_of_shared_memory_is_healthy_not_refused() -> None:
+    text = ("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory "
+            "(shm).\n")
+    report = run_checks(discover(plugins=False), load_facts(text, "in.txt"))
+    assert _codes(text) == [] and "paste.dataloader-shared-memory" in [f.code for f in answer(report).healthy]
+
+
+def test_a_sentence_naming_torch_with_its_cuda_is_the_build_where_nothing_else_gives_it() -> None:
+    text = ("The image ships PyTorch 2.4.1 with CUDA 11.8.\nGPU: NVIDIA RTX 5070 Ti\n"
+            "RuntimeError: cuBLAS failed with status CUBLAS_STATUS_NOT_SUPPORTED\n")
+    facts = load_facts(text, "in.txt")
+    assert facts.torch.version == "2.4.1+cu118" and facts.is_inferred("torch.version")
+    assert "gpu.arch-too-new" in _codes(text)
+    two = "I tried PyTorch 2.1.0 with CUDA 12.1 and PyTorch 2.4.1 with CUDA 11.8.\n"
+    assert load_facts(two + "GPU: RTX 4090\n", "in.txt").torch.version is None

@@ -178,10 +178,11 @@ CAUSES: Dict[str, Cause] = {
     "torchvision-nms": Cause(E, "torchvision was built for a different torch: its C++ operators (torchvision::nms) do not load",
                              "Install the torchvision release that pairs with the installed torch, from the same index.",
                              REINSTALL),
-    "shadowed-cuda-libs": Cause(E, "a CUDA library on LD_LIBRARY_PATH shadows the one in torch's own nvidia-* wheels "
-                                   "(undefined symbol)",
-                                "Remove the system CUDA folders from LD_LIBRARY_PATH for Python (torch's pip wheels "
-                                "bring their own CUDA libraries).", ("echo $LD_LIBRARY_PATH", "unset LD_LIBRARY_PATH"),
+    "shadowed-cuda-libs": Cause(E, "a CUDA library found first on the loader's path (a system CUDA on LD_LIBRARY_PATH, "
+                                   "or the toolkit's stub libcuda) shadows the one the program needs",
+                                "Remove the system CUDA folders, and any lib64/stubs folder, from LD_LIBRARY_PATH for "
+                                "Python (torch's pip wheels bring their own CUDA libraries; libcuda must be the "
+                                "driver's).", ("echo $LD_LIBRARY_PATH", "unset LD_LIBRARY_PATH"),
                                 ("https://github.com/pytorch/pytorch/issues/119989",)),
     "cudnn-missing": Cause(E, "a cuDNN library cannot be loaded: it is not on the library search path, or only "
                               "another major version is",
@@ -213,6 +214,12 @@ CAUSES: Dict[str, Cause] = {
     "device-busy": Cause(W, "the GPU is busy or unavailable (exclusive compute mode, or held by another process)",
                          "Set the compute mode to Default or stop the process holding the GPU.",
                          ("nvidia-smi -q -d COMPUTE", "sudo nvidia-smi -c DEFAULT")),
+    "nvml-mismatch": Cause(E, "the NVIDIA user-space library (NVML) and the loaded kernel module are of different driver "
+                              "versions",
+                           "Reboot, so that the kernel module of the installed driver is the one loaded; if it stays, "
+                           "two driver packages are installed (the distribution's and NVIDIA's, or a toolkit package "
+                           "that pulled one in): keep one. In a container, the mismatch is the host's.",
+                           ("cat /proc/driver/nvidia/version", "dpkg -l | grep -i -E 'nvidia|libnvidia'")),
     "uncorrectable-ecc": Cause(E, "the GPU's memory reported an uncorrectable ECC error: a hardware fault, not the "
                                   "install",
                                "Look at the GPU's ECC counters and retired pages; reset the GPU (or reboot) so that "
@@ -320,6 +327,7 @@ SHARED_CAUSE: Dict[str, str] = {
     "no-kernel-image": "gpu.arch-too-new",
     "nvrtc-unknown-arch": "gpu.arch-too-new",
     "uncorrectable-ecc": "gpu.ecc",
+    "nvml-mismatch": "driver.nvml-mismatch",
     "gpu-too-old": "gpu.arch-too-old",
     "ptx-toolchain": "driver.too-old-for-torch",
     "kernel-module-missing": "driver.not-loaded",

@@ -48,11 +48,12 @@ RUNNING: Dict[str, Cause] = {
                                    "architectures this nvcc knows with TORCH_CUDA_ARCH_LIST (e.g. \"8.6\").",
                                    ("nvcc --version", 'python -c "import torch; print(torch.version.cuda, '
                                     'torch.cuda.get_device_capability())"')),
-    "nvrtc-unknown-arch": Cause(E, "torch's run-time compiler (NVRTC, of the CUDA torch was built with) does not know "
-                                   "this GPU's architecture: that CUDA predates the GPU",
-                                "Install a torch build of a CUDA new enough for the GPU (Ampere sm_86 needs CUDA 11.1, "
-                                "Ada sm_89 and Hopper sm_90 CUDA 11.8, Blackwell CUDA 12.8); the kernels torch ships may "
-                                "run, but what it compiles at run time (TorchScript fusers) cannot.",
+    "nvrtc-unknown-arch": Cause(E, "a compiler the program runs (NVRTC, or Triton's ptxas) is of a CUDA that does not "
+                                   "know this GPU's architecture: that CUDA predates the GPU",
+                                "Use a build of a CUDA new enough for the GPU (Ampere sm_86 needs CUDA 11.1, Ada sm_89 "
+                                "and Hopper sm_90 CUDA 11.8, Blackwell CUDA 12.8): for torch a newer CUDA build (its "
+                                "shipped kernels may run, but what it compiles at run time cannot), for a container a "
+                                "newer image.",
                                 ('python -c "import torch; print(torch.__version__, torch.version.cuda, '
                                  'torch.cuda.get_device_capability())"',)),
     "illegal-memory-access": Cause(NOTE, "the CUDA environment works: a kernel accessed memory it should not",
@@ -159,6 +160,11 @@ RUNNING: Dict[str, Cause] = {
                                           "libraries was launched with an invalid configuration (often an empty or "
                                           "too large input, or too many threads per block); run with "
                                           "CUDA_LAUNCH_BLOCKING=1 to find it.", ("CUDA_LAUNCH_BLOCKING=1 python train.py",)),
+    "dataloader-shared-memory": Cause(NOTE, "the GPU is not involved: DataLoader workers ran out of shared memory "
+                                            "(/dev/shm, small in containers by default)",
+                                      "Not an installation problem: give the container more shared memory (docker run "
+                                      "--shm-size=8g, or --ipc=host), or use fewer DataLoader workers (num_workers=0).",
+                                      ("df -h /dev/shm",)),
     "cuda-in-forked-subprocess": Cause(NOTE, "the CUDA environment works: the code starts CUDA and then forks worker "
                                              "processes, which cannot use it",
                                        "Not an installation problem: start the workers with the 'spawn' method "

@@ -73,7 +73,7 @@ CONTEXT_PATHS = frozenset({"amd_gpu", "intel_gpu", "nvidia_named", "rocm_index",
 
 
 _NOT_MERGED = frozenset({"gpus.cc", "gpus.arch_said", installs.NOW, installs.NOW_CPU, installs.CONDA_FORGE,
-                         installs.CONDA_NO_BUILD, installs.NIX_TORCH, prose.DRIVER_SAID}) | pypi.NOT_MERGED
+                         installs.CONDA_NO_BUILD, installs.NIX_TORCH, prose.DRIVER_SAID, prose.BUILD_SAID}) | pypi.NOT_MERGED
 
 
 @dataclass(frozen=True)
@@ -214,7 +214,7 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     merged = merge(start, [o for o in observations if o.path not in _NOT_MERGED], base_format)
     found = tuple(dict.fromkeys(o.value for o in observations if o.path == "signature"))
     facts = _with_ccs(_derive(installs.apply_now(merged.facts, observations), found), observations)
-    facts = prose.said_driver(facts, observations)
+    facts = prose.said_build(prose.said_driver(facts, observations), observations)
     facts = wsl.before_wsl2(installs.conda_forge_cpu(facts, observations), observations)
     facts = installs.nix_cpu_torch(installs.conda_no_cuda_build(facts, observations), observations)
     explained = any(sig not in (Sig.CUDA_UNAVAILABLE, Sig.SAID_UNUSED) for sig in found)

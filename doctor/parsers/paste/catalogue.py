@@ -41,6 +41,7 @@ _EXT_SETUP = ("a CUDA extension's setup script found torch without CUDA (a CPU b
               "build its kernels")
 _LIB_CPU = ("a library with CUDA kernels of its own (onnxruntime, JAX, DGL, PaddlePaddle) is installed as its CPU-only "
             "package")
+_STUB = "the program loads the CUDA toolkit's stub libcuda (lib64/stubs) instead of the driver's"
 _ECC = "the GPU's memory reported an uncorrectable ECC error: a hardware fault, not the install"
 _SM_SAID = "the torch build has no kernels for this GPU's architecture (sm_XX), as the paste says"
 _BNB_CPU = "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"
@@ -99,6 +100,17 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.SM_INCOMPATIBLE, "support sm", r"\b(?:does not|doesn'?t|do not|don'?t|did not|didn'?t|no longer|not)\s+"
        r"support\s+sm_?\d{2,3}\b", _SM_SAID, WARN),
     _s(Sig.SM_INCOMPATIBLE, "supports sm", r"\b(?:no longer|not|never)\s+supports\s+sm_?\d{2,3}\b", _SM_SAID, WARN),
+    # NGC images' entrypoint banners: a GPU newer than the image's CUDA, or older than what it still supports
+    _s(Sig.NO_KERNEL_IMAGE, "not yet supported in this version of the container", r"GPU, which is not yet supported in "
+       r"this version of the container", "the container image's CUDA and libraries predate this GPU: use a newer release "
+       "of the image"),
+    _s(Sig.NO_KERNEL_IMAGE, "no supported gpu(s) detected to run this container", r"No supported GPU\(s\) detected to run "
+       r"this container", "the container image has no support for this machine's GPU (too new or too old for its release)"),
+    _s(Sig.GPU_TOO_OLD, "which is not supported by this container", r"GPU, which is not supported by this container",
+       "the GPU is older than the oldest architecture the container image's release supports"),
+    # hashcat: "This hardware has outdated CUDA compute capability (2.1)."
+    _s(Sig.GPU_TOO_OLD, "outdated cuda compute capability", r"outdated CUDA compute capability",
+       "the GPU's compute capability is below the minimum the program supports"),
     _s(Sig.GPU_TOO_OLD, "no longer supports this gpu", r"PyTorch no longer supports this GPU because it is too old",
        "the GPU is older than the oldest architecture this torch build has kernels for", WARN),
     # ollama's GPU discovery: "CUDA GPU is too old. Falling back to CPU mode. Compute Capability detected: 5.2"
@@ -176,6 +188,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     # the tail of torch's "CUDA initialization: CUDA unknown error - this may be due to ..." warning
     _s(Sig.ERR_999, "setting the available devices to be zero", r"CUDA_VISIBLE_DEVICES after program start\. Setting "
        r"the available devices to be zero", _E999, INIT),
+    _s(Sig.NVML_MISMATCH, "mismatch", r"NVML/RM version mismatch|\bNVML\b[^.\n]{0,20}\blib(?:rary)? version mismatch",
+       "the NVIDIA user-space library and kernel module differ (a driver update without a reboot, or a second driver "
+       "package)", "driver.nvml_error_text"),
     _s(Sig.NVML_MISMATCH, "version mismatch", r"(?:Failed to initialize NVML: )?Driver/library version mismatch",
        "the NVIDIA kernel module and user-space libraries differ: the driver was updated without a reboot",
        "driver.nvml_error_text"),
@@ -288,6 +303,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDA_HOME_UNSET, "cuda_home", r"CUDA_HOME environment variable is not set|"
        r"CUDA_HOME does not exist, unable to compile CUDA op|'CUDA_HOME' not set, unable to find cuda-toolkit",
        "building a CUDA extension needs the CUDA toolkit (nvcc); torch's wheels do not include it"),
+    # the toolkit's stub libcuda (lib64/stubs, or one an image carries) found before the driver's
+    _s(Sig.SHADOWED_CUDA, "stub library", r"CUDA driver is a stub library", _STUB),
+    _s(Sig.SHADOWED_CUDA, "cudaerrorstublibrary", r"\bcudaErrorStubLibrary\b", _STUB),
     _s(Sig.SHADOWED_CUDA, "undefined symbol", r"undefined symbol: (?:__nvJitLink\w*|cusparseSpSV\w*|cublas\w*|\w*cudnn\w*|nccl[A-Z]\w*)",
        "a system CUDA library on LD_LIBRARY_PATH shadows the one in torch's own nvidia-* wheels", IMPORT),
     # the loader's own words when one CUDA library finds another of a different release: "symbol
@@ -298,6 +316,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        "on the loader path, or nvidia-* wheels of different versions)", IMPORT),
     _s(Sig.CUDNN_MISSING, "libcudnn", r"libcudnn[\w.-]*\.so[\w.]*: cannot open shared object file",
        "torch cannot find its cuDNN library (the nvidia-cudnn wheel is missing or not on the search path)", IMPORT),
+    # cudarc (Rust): "Unable to find cuda lib under the names [\"cuda\", \"nvcuda\"]"
+    _s(Sig.LIBCUDA_MISSING, "unable to find cuda lib", r"Unable to find cuda lib under the names",
+       "the driver library libcuda.so is not on the loader's path (under WSL it lives in /usr/lib/wsl/lib)"),
     _s(Sig.LIBCUDA_MISSING, "libcuda.so", r"libcuda\.so[\w.]*(?::| ) ?(?:cannot open shared object file|not found)|"
        r"Could not load library libcuda\.so|(?:Failed|Unable) to dlopen libcuda\.so|unable to (?:find|locate|load) libcuda\.so",
        "the driver library libcuda.so is not on the loader's path (under WSL it lives in /usr/lib/wsl/lib)", INIT),
@@ -311,6 +332,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     # onnxruntime-gpu's CUDA provider failing to load CUDA or cuDNN of the versions it was built for
     _s(Sig.CUDNN_MISSING, "wasn't able to be loaded", r"CUDA_PATH is set but CUDA wasn't able to be loaded",
        "onnxruntime's CUDA provider cannot load the CUDA and cuDNN libraries of the versions it was built for"),
+    _s(Sig.LIBRARY_CPU, "cudaexecutionprovider not available", r"CUDAExecutionProvider not available", _LIB_CPU),
     _s(Sig.CUDNN_MISSING, "could not load dynamic library", r"Could not load dynamic library '(?:lib)?cudnn[\w.-]*\.(?:dll|so[\w.]*)'",
        "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
     _s(Sig.LIB_MISSING, "could not load dynamic library", r"Could not load dynamic library '(?:lib)?(?:cudart|cublas\w*|cufft|"
@@ -325,6 +347,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.LIB_MISSING, "libnvrtc-builtins", r"nvrtc: error: failed to open libnvrtc-builtins[\w.-]*",
        _LIB),
     _s(Sig.WIN_DLL, "dll", r"\[WinError (?:126|127|1114|193)\][^\n]*?(?:\w+\.dll)?|DLL load failed(?: while importing [\w.]+?)?(?:\s*:|[.\s]*$)",
+       "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
+    # Python 3.8+ on Windows: "Could not find module '...\\torch\\lib\\caffe2_nvrtc.dll' (or one of its dependencies)"
+    _s(Sig.WIN_DLL, "or one of its dependencies", r"Could not find module '[^']*\.dll' \(or one of its dependencies\)",
        "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
     _s(Sig.WIN_DLL, "winerror", r"\[WinError (?:126|127|1114|193)\]",
        "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
@@ -463,9 +488,17 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.LINK_CUDA, "caffe2 version uses cuda", r"Your installed Caffe2 version uses CUDA but I cannot find the CUDA",
        "building against torch: CMake finds no CUDA toolkit for a CUDA build of torch"),
     # TorchScript's fuser compiling at run time with torch's own NVRTC, whose CUDA predates the GPU
-    _s(Sig.NVRTC_ARCH, "nvrtc: error: invalid value for --gpu-architecture",
-       r"nvrtc: error: invalid value for --gpu-architecture",
+    _s(Sig.NVRTC_ARCH, "rtc: error: invalid value for --gpu-architecture",
+       r"\bn?vrtc: error: invalid value for --gpu-architecture",
        "torch's run-time compiler (NVRTC, of the CUDA torch was built with) does not know this GPU's architecture"),
+    _s(Sig.NVRTC_ARCH, "nvrtc_error_invalid_option", r"\bNVRTC_ERROR_INVALID_OPTION\b",
+       "the run-time compiler (NVRTC) refuses the options it was given, usually a GPU architecture newer than its CUDA"),
+    # nvcc of a CUDA older than the GPU: "nvcc fatal : Value 'sm_89' is not defined for option 'gpu-architecture'"
+    _s(Sig.NVCC_ARCH, "is not defined for option 'gpu-architecture'", r"Value '(?:sm|compute)_\d+a?' is not defined for "
+       r"option 'gpu-architecture'", "the CUDA toolkit (nvcc) is older than the GPU architecture it was asked to compile for"),
+    # Triton's ptxas (of its bundled CUDA) meeting a GPU newer than it: "Value 'sm_121a' is not defined for option 'gpu-name'"
+    _s(Sig.NVRTC_ARCH, "is not defined for option 'gpu-name'", r"Value 'sm_\d+a?' is not defined for option 'gpu-name'",
+       "the PTX assembler (ptxas) of the CUDA the program compiles with does not know this GPU's architecture"),
     _s(Sig.NVCC_ARCH, "unsupported gpu architecture", r"(?:nvcc fatal\s*:\s*)?Unsupported gpu architecture\b",
        "the CUDA toolkit (nvcc) building an extension does not know the GPU architecture it was asked to compile for"),
     _s(Sig.ECC_UNCORRECTABLE, "uncorrectable ecc error", r"uncorrectable ECC error encountered", _ECC),
@@ -530,6 +563,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.MISALIGNED, "misaligned address", r"\bmisaligned address\b",
        "the GPU works; a kernel in the program or a library read a misaligned address (a bug in that code)",
        healthy=True),
+    _s(Sig.LOADER_SHM, "unexpected bus error encountered in worker", r"Unexpected bus error encountered in worker",
+       "the GPU is not involved: DataLoader workers ran out of shared memory", healthy=True),
     _s(Sig.FORKED_CUDA, "cannot re-initialize cuda in forked subprocess", r"Cannot re-initialize CUDA in forked subprocess",
        "the GPU works; the code starts CUDA before forking worker processes", healthy=True),
     _s(Sig.SPAWN_GUARD, "bootstrapping phase", r"start a new process before the\s*(?:current process has finished its "
@@ -547,5 +582,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     # weight type (torch.FloatTensor) should be the same"
     _s(Sig.DEVICE_MISMATCH, "and weight type", r"Input type \(torch\.(?:cuda\.)?\w+\) and weight type "
        r"\(torch\.(?:cuda\.)?\w+\) should be the same", "the GPU works; the code mixes CPU and GPU tensors", healthy=True),
+    # torch's own report of any other error when it counts the GPUs: the numbered ones above name their causes first
+    _s(Sig.CUDA_UNAVAILABLE, "unexpected error from cudagetdevicecount", r"Unexpected error from cudaGetDeviceCount\(\)",
+       _UNAVAILABLE, WARN),
 )
 BY_SIG = {s.sig: s for s in CATALOGUE}

@@ -113,10 +113,19 @@ _DRIVER_STATED = re.compile(r"\bdriver(?:\s+version)?(?:\s+is|\s*[:=(])?[)\s]*v?
                             re.I)
 
 
+BUILD_SAID = "torch.build_said"  # "ships PyTorch 2.4.1 with CUDA 11.8": used only where nothing else gives the torch
+_TORCH_WITH_CUDA = re.compile(r"\b(?:py)?torch\s+v?(\d+\.\d+\.\d+)\s+(?:with|and|built (?:with|for|against)|for|on)\s+"
+                              r"CUDA\s+(\d{1,2})\.(\d)\b", re.I)
+
+
 def stated_versions(segment: Segment) -> Iterator[Observation]:
-    """The torch version a sentence says is installed, and a driver version named in a sentence or title."""
+    """The torch version a sentence says is installed, a torch build named with its CUDA, and a driver version named
+    in a sentence or title."""
     for line in segment.lines:
         text = line.text
+        if "orch" in text and "CUDA" in text.upper():
+            for m in _TORCH_WITH_CUDA.finditer(text):
+                yield observe(BUILD_SAID, f"{m.group(1)}+cu{m.group(2)}{m.group(3)}", segment, line, "prose")
         if ("river" in text or "RIVER" in text) and "NVIDIA-SMI" not in text:
             for m in _DRIVER_STATED.finditer(text):
                 yield observe(DRIVER_SAID, m.group(1), segment, line, "prose")
@@ -125,6 +134,20 @@ def stated_versions(segment: Segment) -> Iterator[Observation]:
         torch = _TORCH_STATED.search(text)
         if torch:
             yield observe("torch.version", torch.group(1), segment, line, "prose")
+
+
+def said_build(facts: Facts, observations: List[Observation]) -> Facts:
+    """The torch build a sentence names with its CUDA ("PyTorch 2.4.1 with CUDA 11.8"), where nothing else gives the
+    torch version and the prose names only one such build (marked inferred)."""
+    said = [o for o in observations if o.path == BUILD_SAID]
+    if facts.torch.version or len({o.value for o in said}) != 1:
+        return facts
+    first = said[0]
+    torch = dataclasses.replace(facts.torch, version=first.value)
+    extra = facts.extra + (("paste.line.torch.version", f"{first.line}: {first.quote}"),
+                           ("inferred.torch.version", f"line {first.line}: a sentence names torch {first.value}"))
+    return dataclasses.replace(facts, torch=torch, extra=extra,
+                               inferred=tuple(dict.fromkeys(facts.inferred + ("torch.version",))))
 
 
 def said_driver(facts: Facts, observations: List[Observation]) -> Facts:

@@ -92,5 +92,6 @@ class Sig(enum.Enum):
     LINK_CUDA = "linker-without-cuda-libs"
     DEVICE_MISMATCH = "tensors-on-different-devices"
     SPAWN_GUARD = "spawn-without-main-guard"
-    FORKED_CUDA = "cuda-in-forked-subprocess"  # CUDA started in a process that then forks workers
+    FORKED_CUDA = "cuda-in-forked-subprocess"
+    LOADER_SHM = "dataloader-shared-memory"  # DataLoader workers out of shared memory (a container's small /dev/shm)  # CUDA started in a process that then forks workers
     GPU_LOADED = "model-loaded-on-gpu"
