@@ -314,3 +314,40 @@ def test_a_sentence_naming_torch_with_its_cuda_is_the_build_where_nothing_else_g
     assert "gpu.arch-too-new" in _codes(text)
     two = "I tried PyTorch 2.1.0 with CUDA 12.1 and PyTorch 2.4.1 with CUDA 11.8.\n"
     assert load_facts(two + "GPU: RTX 4090\n", "in.txt").torch.version is None
+
+
+@pytest.mark.parametrize("text, code", [
+    ("EP Error CUDA_PATH is set but CUDA wasnt able to be loaded. Please install the correct version of CUDA\n",
+     "paste.cudnn-missing"),
+    ("AttributeError: module 'faiss' has no attribute 'StandardGpuResources'\n", "paste.library-cpu-build"),
+    ("RuntimeError: peer access is not supported between these two device\n", "paste.nccl-peer-access"),
+    ("  File \"setup.py\", line 178, in <module>\n    check_cuda_torch_binary_vs_bare_metal(CUDA_HOME)\n",
+     "paste.extension-toolkit-mismatch"),
+    ("RuntimeError: Cuda extensions are being compiled with a version of Cuda that does not match the version used to "
+     "compile Pytorch binaries.  Pytorch binaries were compiled with Cuda 12.1.\n", "paste.extension-toolkit-mismatch"),
+    ("[error] CUDA device requested but no devices found\n", "paste.no-device"),
+])
+def test_the_words_of_rounds_fifty_five_and_six_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+def test_mixed_dtypes_are_the_codes_not_the_install() -> None:
+    text = "RuntimeError: expected scalar type Half but found Float\n"
+    report = run_checks(discover(plugins=False), load_facts(text, "in.txt"))
+    assert _codes(text) == [] and "paste.tensors-of-different-dtypes" in [f.code for f in answer(report).healthy]
+
+
+def test_an_nvidia_smi_of_another_driver_than_the_kernel_module_is_a_mismatch() -> None:
+    text = ("+-----------------------------------------------------------------------------+\n"
+            "| NVIDIA-SMI 440.59       Driver Version: 550.100      CUDA Version: N/A      |\n")
+    facts = load_facts(text, "in.txt")
+    assert facts.driver.version == "440.59" and facts.driver.kernel_module_version == "550.100"
+    assert "driver.nvml-mismatch" in _codes(text)
+    same = text.replace("440.59  ", "550.100 ")
+    assert load_facts(same, "in.txt").driver.kernel_module_version is None
+
+
+def test_wsls_nvidia_smi_over_windows_driver_of_the_same_branch_is_no_mismatch() -> None:
+    text = "| NVIDIA-SMI 550.90.07              Driver Version: 552.55         CUDA Version: 12.4     |\n"
+    assert load_facts(text, "in.txt").driver.kernel_module_version is None
+    assert "driver.nvml-mismatch" not in _codes(text)

@@ -160,6 +160,11 @@ RUNNING: Dict[str, Cause] = {
                                           "libraries was launched with an invalid configuration (often an empty or "
                                           "too large input, or too many threads per block); run with "
                                           "CUDA_LAUNCH_BLOCKING=1 to find it.", ("CUDA_LAUNCH_BLOCKING=1 python train.py",)),
+    "tensors-of-different-dtypes": Cause(NOTE, "the environment is not what fails: the code mixes tensor dtypes (half "
+                                               "and float)",
+                                         "Not an installation problem: give every input and the model one dtype (or run "
+                                         "under torch.autocast); GTX 16xx cards give NaNs in float16, so run them in "
+                                         "full precision.", ()),
     "dataloader-shared-memory": Cause(NOTE, "the GPU is not involved: DataLoader workers ran out of shared memory "
                                             "(/dev/shm, small in containers by default)",
                                       "Not an installation problem: give the container more shared memory (docker run "

@@ -170,6 +170,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"no CUDA-capable (?:device )?(?:is )?detected|No CUDA GPUs (?:are )?available|cudaErrorNoDevice|"
        r"cuda runtime error \((?:100|38)\)(?!\s*:\s*\w)",  # cudaErrorNoDevice's numbers after and before CUDA 10.1
        "CUDA sees no GPU (none visible to this process)", INIT),
+    # dorado: "CUDA device requested but no devices found"
+    _s(Sig.NO_DEVICE, "cuda device requested but no devices found", r"CUDA device requested but no devices found",
+       "CUDA finds no usable GPU (none visible to the process, or none the program's build supports)", INIT),
     _s(Sig.NO_DEVICE, "no devices were found", r"^\s*No devices were found\s*$",
        "nvidia-smi finds no GPU: the driver is loaded but sees none (hidden from this container or VM, or lost)"),
     _s(Sig.ERR_802, "not yet initialized", r"system not yet initialized",
@@ -291,6 +294,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     # libraries with CUDA kernels of their own, installed as their CPU-only packages, say so in their own words
     _s(Sig.LIBRARY_CPU, "cudaexecutionprovider", r"Specified provider 'CUDAExecutionProvider' is not in available provider",
        _LIB_CPU),
+    _s(Sig.LIBRARY_CPU, "standardgpuresources", r"module 'faiss' has no attribute 'StandardGpuResources'", _LIB_CPU),
     _s(Sig.LIBRARY_CPU, "cuda-enabled jaxlib", r"a CUDA-enabled jaxlib is not installed", _LIB_CPU),
     _s(Sig.LIBRARY_CPU, "device api cuda is not enabled", r"Device API cuda is not enabled", _LIB_CPU),
     _s(Sig.LIBRARY_CPU, "cuda version of dgl", r"install the cuda version of dgl", _LIB_CPU),
@@ -330,7 +334,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
     # TensorFlow's loader: "Could not load dynamic library 'cudart64_100.dll'; dlerror: cudart64_100.dll not found"
     # onnxruntime-gpu's CUDA provider failing to load CUDA or cuDNN of the versions it was built for
-    _s(Sig.CUDNN_MISSING, "wasn't able to be loaded", r"CUDA_PATH is set but CUDA wasn't able to be loaded",
+    _s(Sig.CUDNN_MISSING, "able to be loaded", r"CUDA_PATH is set but CUDA wasn'?t able to be loaded",
        "onnxruntime's CUDA provider cannot load the CUDA and cuDNN libraries of the versions it was built for"),
     _s(Sig.LIBRARY_CPU, "cudaexecutionprovider not available", r"CUDAExecutionProvider not available", _LIB_CPU),
     _s(Sig.CUDNN_MISSING, "could not load dynamic library", r"Could not load dynamic library '(?:lib)?cudnn[\w.-]*\.(?:dll|so[\w.]*)'",
@@ -382,6 +386,12 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.EXT_NEWER_TOOLKIT, "undefined symbol", r"undefined symbol: [*`]*cuda\w+[*`]*, version libcudart\.so\.\d+",
        "a compiled CUDA extension calls a CUDA runtime function that the loaded libcudart lacks (built with a newer "
        "toolkit)"),
+    # apex's setup.py: its check of nvcc's CUDA against torch's, and the error it raises
+    _s(Sig.EXT_TOOLKIT, "check_cuda_torch_binary_vs_bare_metal", r"\bcheck_cuda_torch_binary_vs_bare_metal\b",
+       "building a CUDA extension (apex): nvcc's CUDA is another release than the one torch was built with"),
+    _s(Sig.EXT_TOOLKIT, "does not match the version used to compile pytorch binaries", r"Cuda extensions are being compiled "
+       r"with a version of Cuda that does not match the version used to compile Pytorch binaries",
+       "building a CUDA extension (apex): nvcc's CUDA is another release than the one torch was built with"),
     _s(Sig.EXT_TOOLKIT, "mismatches the version that was used to compile",
        r"\b(?:[Tt]he|he) detected CUDA version \(\d+\.\d+\) mismatches the version that was used to compile",
        "building a CUDA extension: the CUDA toolkit (nvcc) is another CUDA major than torch was built with"),
@@ -515,7 +525,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        "cuFFT failed inside the torch build: on Ada and Hopper GPUs, the cuFFT of CUDA 11.7 and older builds"),
     _s(Sig.BF16_UNSUPPORTED, "bfloat16", r"Bfloat16 is only supported on GPUs with compute capability of at least 8\.0",
        "the GPU works; the model asks for bfloat16, which GPUs before Ampere (8.0) lack", healthy=True),
-    _s(Sig.NCCL_P2P, "peer access", r"peer access is not supported between these two devices",
+    _s(Sig.NCCL_P2P, "peer access", r"peer access is not supported between these two devices?",
        _P2P),
     _s(Sig.NCCL_P2P, "ipc handle", r"failed to open CUDA IPC handle",
        _P2P),
@@ -563,6 +573,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.MISALIGNED, "misaligned address", r"\bmisaligned address\b",
        "the GPU works; a kernel in the program or a library read a misaligned address (a bug in that code)",
        healthy=True),
+    _s(Sig.DTYPE_MISMATCH, "expected scalar type", r"expected scalar type (?:Half|Float|BFloat16|Double) but found "
+       r"(?:Half|Float|BFloat16|Double)", "the GPU works; the code mixes tensor dtypes (half and float)", healthy=True),
     _s(Sig.LOADER_SHM, "unexpected bus error encountered in worker", r"Unexpected bus error encountered in worker",
        "the GPU is not involved: DataLoader workers ran out of shared memory", healthy=True),
     _s(Sig.FORKED_CUDA, "cannot re-initialize cuda in forked subprocess", r"Cannot re-initialize CUDA in forked subprocess",

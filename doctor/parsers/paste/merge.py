@@ -17,7 +17,7 @@ from gpudoctor.parsers.paste.observe import Observation
 _MESSAGES = frozenset({"torch.init_error", "torch.import_error", "driver.nvml_error_text", "driver.smi_error_text",
                        "torchvision.import_error"})
 _SCALARS = frozenset({
-    "driver.version", "driver.cuda_version", "driver.gpu_count", "torch.version", "torch.cuda", "torch.is_available",
+    "driver.version", "driver.kernel_module_version", "driver.cuda_version", "driver.gpu_count", "torch.version", "torch.cuda", "torch.is_available",
     "torch.device_count", "torch.cudnn_version", "torch.mps_available", "torch.cuda_compiled", "torch.installed", "torch.arch_flags",
     "platform.system", "platform.machine", "platform.wsl", "platform.python_version", "platform.container", "toolkit.nvcc_version",
     "libraries.ld_library_path", "platform.installer", "platform.installer_evidence", "platform.torch_from_conda",

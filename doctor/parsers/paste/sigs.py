@@ -93,5 +93,6 @@ class Sig(enum.Enum):
     DEVICE_MISMATCH = "tensors-on-different-devices"
     SPAWN_GUARD = "spawn-without-main-guard"
     FORKED_CUDA = "cuda-in-forked-subprocess"
-    LOADER_SHM = "dataloader-shared-memory"  # DataLoader workers out of shared memory (a container's small /dev/shm)  # CUDA started in a process that then forks workers
+    LOADER_SHM = "dataloader-shared-memory"
+    DTYPE_MISMATCH = "tensors-of-different-dtypes"  # "expected scalar type Half but found Float": the code's dtypes  # DataLoader workers out of shared memory (a container's small /dev/shm)  # CUDA started in a process that then forks workers
     GPU_LOADED = "model-loaded-on-gpu"

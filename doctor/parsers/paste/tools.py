@@ -49,7 +49,14 @@ def nvidia_smi(segment: Segment) -> Iterator[Observation]:
             m = _SMI_HEAD.search(text)
             if m:
                 in_table = True
-                yield observe("driver.version", m.group(2), segment, line, "nvidia-smi")
+                tool, kernel = m.group(1), m.group(2)
+                # nvidia-smi of one driver branch over the kernel module of another (under WSL, Windows' driver of the
+                # same branch is normal: 550.90.07 over 552.55)
+                if abs(int(tool.split(".")[0]) - int(kernel.split(".")[0])) >= 5:
+                    yield observe("driver.kernel_module_version", kernel, segment, line, "nvidia-smi")
+                    yield observe("driver.version", tool, segment, line, "nvidia-smi")
+                    continue
+                yield observe("driver.version", kernel, segment, line, "nvidia-smi")
                 if m.group(3) and m.group(3) != "N/A":
                     yield observe("driver.cuda_version", m.group(3), segment, line, "nvidia-smi")
             continue
