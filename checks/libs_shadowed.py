@@ -107,6 +107,17 @@ def _failed_beside_copies(facts: Facts) -> Iterator[Finding]:
 @check("libs.shadowed", "CUDA libraries come from torch's own wheels")
 def shadowed(facts: Facts) -> Iterator[Finding]:
     t = facts.torch
+    stubs = [e for e in facts.libraries.ld_library_path if e.rstrip("/").endswith("/stubs")]
+    if stubs and facts.platform.system != "Darwin":
+        yield Finding(
+            "libs.shadowed", Severity.WARNING,
+            f"LD_LIBRARY_PATH names the CUDA toolkit's stub folder {stubs[0]}: programs load its libcuda.so, which has "
+            "no driver behind it, instead of the driver's",
+            f"Observed: LD_LIBRARY_PATH holds {stubs[0]}. Required: the driver's libcuda.so.1 (under WSL, the one in "
+            "/usr/lib/wsl/lib); the stub libraries are for linking only, and CUDA reports no device or 'stub "
+            "library' when one is loaded.",
+            shadow_fix(facts, "LD_LIBRARY_PATH", stubs[0]), SHADOW_LINKS, ("libraries.ld_library_path",),
+        )
     pk.require_torch(facts)
     if facts.platform.system == "Darwin":
         raise skip("macOS has no CUDA libraries")

@@ -351,3 +351,47 @@ def test_wsls_nvidia_smi_over_windows_driver_of_the_same_branch_is_no_mismatch()
     text = "| NVIDIA-SMI 550.90.07              Driver Version: 552.55         CUDA Version: 12.4     |\n"
     assert load_facts(text, "in.txt").driver.kernel_module_version is None
     assert "driver.nvml-mismatch" not in _codes(text)
+
+
+@pytest.mark.parametrize("text, code", [
+    ('Using waifu2x-caffe, calling cuDNN fails: it cannot find "cudnn64_5.dll".\n', "paste.cudnn-missing"),
+    ("I put cudnn64_7.dll into the folder, but the program still says cuDNN is not found.\n", "paste.cudnn-missing"),
+    ("E external/xla/xla/stream_executor/cuda/cuda_diagnostics.cc:262] kernel version 535.129.3 does not match DSO "
+     "version 545.23.8 -- cannot find working devices in this configuration\n", "paste.nvml-mismatch"),
+    (">> Using device_type cpu\n", "paste.cuda-unavailable"),
+])
+def test_the_words_of_rounds_fifty_seven_and_eight_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+def test_a_discrete_radeon_named_beside_a_ryzen_is_an_amd_gpu() -> None:
+    text = "Laptop: HP Victus, Ryzen 5 5600H, 8 GB RAM, Windows 10 Home, 4 GB graphics: AMD Radeon RX 5500M\n"
+    assert "platform.no-nvidia-gpu" in _codes(text)
+    apu = "CPU: AMD Ryzen 7 5800H with Radeon Graphics, GPU: NVIDIA GeForce RTX 3060 Laptop GPU\n"
+    assert "platform.no-nvidia-gpu" not in _codes(apu)
+
+
+def test_ultralytics_cuda_none_row_is_a_cpu_build() -> None:
+    text = ("OS                  Windows-10-10.0.19044-SP0\nEnvironment         Windows\nPython              3.11.0\n"
+            "Install             pip\nRAM                 15.91 GB\nCUDA                None\n")
+    facts = load_facts(text, "in.txt")
+    assert facts.torch.cuda_compiled is False
+    assert "paste.cpu-build" in _codes(text)
+    built = text.replace("CUDA                None", "CUDA                12.1")
+    assert load_facts(built, "in.txt").torch.cuda == "12.1"
+
+
+def test_import_torch_killed_by_a_signal_is_an_import_crash() -> None:
+    text = "jason@nano:~$ python3\n>>> import torch\nIllegal instruction (core dumped)\n"
+    facts = load_facts(text, "in.txt")
+    assert facts.torch.crashed == "illegal instruction on import torch"
+    assert "torch.import-crashed" in _codes(text)
+
+
+def test_the_toolkits_stub_folder_on_ld_library_path_is_named_after_successive_exports() -> None:
+    text = ("export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH\n"
+            "export LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib/stubs:$LD_LIBRARY_PATH\n")
+    facts = load_facts(text, "in.txt")
+    assert facts.libraries.ld_library_path == ("/usr/local/cuda/targets/x86_64-linux/lib/stubs", "/usr/local/cuda/lib64")
+    found = _found(text)
+    assert "stub folder" in found["libs.shadowed"].summary

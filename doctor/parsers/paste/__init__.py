@@ -40,6 +40,8 @@ PARSERS: Tuple[Parser, ...] = (
     tools.jetson,
     tools.torch_sources,
     tools.arch_list,
+    tools.yolo_checks,
+    tools.import_crashes,
     apple.apple_hints,
     tools.platform_hints,
     tools.interpreter_paths,

@@ -191,6 +191,10 @@ CATALOGUE: Tuple[Signature, ...] = (
     # the tail of torch's "CUDA initialization: CUDA unknown error - this may be due to ..." warning
     _s(Sig.ERR_999, "setting the available devices to be zero", r"CUDA_VISIBLE_DEVICES after program start\. Setting "
        r"the available devices to be zero", _E999, INIT),
+    # XLA's diagnostics: "kernel version 535.129.3 does not match DSO version 545.23.8"
+    _s(Sig.NVML_MISMATCH, "does not match dso version", r"kernel version [\d.]+ does not match DSO version [\d.]+",
+       "the NVIDIA user-space library and kernel module differ (a driver update without a reboot, or a second driver "
+       "package)"),
     _s(Sig.NVML_MISMATCH, "mismatch", r"NVML/RM version mismatch|\bNVML\b[^.\n]{0,20}\blib(?:rary)? version mismatch",
        "the NVIDIA user-space library and kernel module differ (a driver update without a reboot, or a second driver "
        "package)", "driver.nvml_error_text"),
@@ -334,6 +338,13 @@ CATALOGUE: Tuple[Signature, ...] = (
        "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
     # TensorFlow's loader: "Could not load dynamic library 'cudart64_100.dll'; dlerror: cudart64_100.dll not found"
     # onnxruntime-gpu's CUDA provider failing to load CUDA or cuDNN of the versions it was built for
+    # cuDNN missing as programs and people say it: "it cannot find \"cudnn64_5.dll\"", "cuDNN is not found"
+    _s(Sig.CUDNN_MISSING, "cudnn64_", r"(?:cannot|can'?t|could not|couldn'?t|unable to) (?:find|load|locate)\s+[\"'`]?cudnn64_\d+\.dll",
+       "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
+    _s(Sig.CUDNN_MISSING, "cudnn not found", r"\bcuDNN not found\b",
+       "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
+    _s(Sig.CUDNN_MISSING, "cudnn is not found", r"\bcuDNN is not found\b",
+       "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
     _s(Sig.CUDNN_MISSING, "able to be loaded", r"CUDA_PATH is set but CUDA wasn'?t able to be loaded",
        "onnxruntime's CUDA provider cannot load the CUDA and cuDNN libraries of the versions it was built for"),
     _s(Sig.LIBRARY_CPU, "cudaexecutionprovider not available", r"CUDAExecutionProvider not available", _LIB_CPU),
@@ -432,6 +443,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDA_UNAVAILABLE, "assertionerror", r"AssertionError: CUDA (?:must be|is not|isn't|not) availa\w*|"
        r"AssertionError: CUDA unava\w*", _UNAVAILABLE),
     # a program's own device checks: fastMRI's "Expected a cuda device, but got: cpu"
+    # InvokeAI's start-up line when torch offers it no CUDA device
+    _s(Sig.CUDA_UNAVAILABLE, "using device_type cpu", r"^\s*(?:>+\s*)?Using device_type cpu\b", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "expected a cuda device", r"Expected a cuda device, but got: cpu", _UNAVAILABLE),
     # EasyOCR's notice when torch finds no CUDA GPU
     _s(Sig.CUDA_UNAVAILABLE, "defaulting to cpu", r"CUDA not available - defaulting to CPU", _UNAVAILABLE),

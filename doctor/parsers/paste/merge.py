@@ -21,6 +21,7 @@ _SCALARS = frozenset({
     "torch.device_count", "torch.cudnn_version", "torch.mps_available", "torch.cuda_compiled", "torch.installed", "torch.arch_flags",
     "platform.system", "platform.machine", "platform.wsl", "platform.python_version", "platform.container", "toolkit.nvcc_version",
     "libraries.ld_library_path", "platform.installer", "platform.installer_evidence", "platform.torch_from_conda",
+    "torch.crashed",
 }) | _MESSAGES
 _GPU_PREFIX = re.compile(r"^(nvidia|geforce)\s+")
 MAX_CONFLICTS = 50  # a paste of thousands of different versions must not make the merge quadratic

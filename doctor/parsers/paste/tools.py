@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Iterator, Optional
+from typing import Iterator, Optional, Tuple
 
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Line, Segment
@@ -104,12 +104,16 @@ def ldd(segment: Segment) -> Iterator[Observation]:
             yield observe("ldd.not_found", m.group(1), segment, line, "ldd")
 
 
+_LD_SELF = re.compile(r"\$\{?LD_LIBRARY_PATH\}?")
+
+
 def _ld_value(lines: tuple[Line, ...], i: int) -> Optional[str]:
     """The value of LD_LIBRARY_PATH on line ``i`` (an assignment) or on the line after an `echo` of it."""
     text = lines[i].text
     m = _LD_ASSIGN.match(text)
-    if m and "$" not in m.group(1):
-        return m.group(1)
+    if m:
+        value = _LD_SELF.sub("", m.group(1)).strip(":")  # "/opt/x/lib:$LD_LIBRARY_PATH": the folders it adds
+        return value if value and "$" not in value else None
     if re.search(r"echo\s+['\"]?\$\{?LD_LIBRARY_PATH", text) and i + 1 < len(lines):
         m = _PATHS.match(lines[i + 1].text)
         return m.group(1) if m else None
@@ -117,15 +121,27 @@ def _ld_value(lines: tuple[Line, ...], i: int) -> Optional[str]:
 
 
 def ld_library_path(segment: Segment) -> Iterator[Observation]:
+    """LD_LIBRARY_PATH as a segment leaves it: an echo of it, or its assignments in order, where one that names
+    $LD_LIBRARY_PATH adds its folders before (or after) what the earlier ones set."""
     lines = segment.lines
+    current: Tuple[str, ...] = ()
+    last: Optional[Line] = None
     for i, line in enumerate(lines):
         if "LD_LIBRARY_PATH" not in line.text:
             continue
         value = _ld_value(lines, i)
-        if value:
-            at = lines[i + 1] if not _LD_ASSIGN.match(line.text) else line
-            entries = tuple(entry for entry in value.split(":") if entry)
-            yield observe("libraries.ld_library_path", entries, segment, at, "LD_LIBRARY_PATH")
+        if not value:
+            continue
+        entries = tuple(entry for entry in value.split(":") if entry)
+        assign = _LD_ASSIGN.match(line.text)
+        if assign and _LD_SELF.search(assign.group(1)):
+            before = assign.group(1).find("$") > 0  # "/new:$LD_LIBRARY_PATH" puts the new folders first
+            current = tuple(dict.fromkeys(entries + current if before else current + entries))
+        else:
+            current = entries
+        last = line if assign else lines[i + 1]
+    if current and last is not None:
+        yield observe("libraries.ld_library_path", current, segment, last, "LD_LIBRARY_PATH")
 
 
 def dmesg_xid(segment: Segment) -> Iterator[Observation]:
@@ -303,4 +319,42 @@ def jetson(segment: Segment) -> Iterator[Observation]:
             board = _JETSON_BOARD.search(text)
             if board:  # the board is the GPU: its name gives the compute capability
                 yield observe("gpus", (None, "NVIDIA Jetson " + " ".join(board.group(1).split())), segment, line, "Jetson")
+            return
+
+
+# Ultralytics' `yolo checks` table: "CUDA                None" (torch.version.cuda) beside "Install  pip", "OS  ..."
+_YOLO_CUDA = re.compile(r"^\s*CUDA\s{2,}(None|\d+\.\d+)\s*$")
+_YOLO_ROWS = re.compile(r"^\s*(?:Install|Environment|RAM|OS)\s{2,}\S")
+# the shell's words for a process killed by a signal, on the line after importing torch
+_CRASH = re.compile(r"^\s*(Illegal instruction|Segmentation fault|Bus error)(?: \(core dumped\))?\s*$")
+_IMPORT_TORCH = re.compile(r"(?:^\s*(?:>>>\s*)?import torch\b|python3?\s+-c\s+['\"]import torch\b)")
+
+
+def yolo_checks(segment: Segment) -> Iterator[Observation]:
+    """The CUDA row of Ultralytics' environment table: None is a torch built without CUDA."""
+    lines = segment.lines
+    if not any(_YOLO_ROWS.match(line.text) for line in lines[:40]):
+        return
+    for line in lines:
+        m = _YOLO_CUDA.match(line.text) if line.text.lstrip().startswith("CUDA") else None
+        if m:
+            if m.group(1) == "None":
+                yield observe("torch.cuda_compiled", False, segment, line, "yolo checks")
+            else:
+                yield observe("torch.cuda", m.group(1), segment, line, "yolo checks")
+            return
+
+
+def import_crashes(segment: Segment) -> Iterator[Observation]:
+    """`import torch` answered by the shell's "Illegal instruction (core dumped)" or "Segmentation fault": torch is
+    installed and its import kills the interpreter."""
+    lines = segment.lines
+    for i, line in enumerate(lines[:-1]):
+        if "import torch" not in line.text or not _IMPORT_TORCH.search(line.text):
+            continue
+        after = next((later for later in lines[i + 1:i + 3] if later.text.strip()), None)
+        m = _CRASH.match(after.text) if after is not None else None
+        if m and after is not None:
+            yield observe("torch.installed", True, segment, after, "python REPL")
+            yield observe("torch.crashed", m.group(1).lower() + " on import torch", segment, after, "python REPL")
             return

@@ -20,7 +20,7 @@ _AMDGCN = re.compile(r"\bamdgcn-amd-amdhsa\b")
 _RADEON = re.compile(r"\bRadeon(?:\(TM\))?\s+(?:RX|Pro|PRO|VII|Vega|\d{3,4}M?)\b(?:[ -]?\w{1,5}){0,2}")
 _RX = re.compile(r"\bRX ?[4-9]\d{2,3}(?: ?XTX?| ?GRE| ?XT)?\b|\b[5-9]\d{2}0 ?(?:XTX?|xtx?)\b")  # "9070xt" alone too
 # "AMD 7900 GRE", "AMD RX 6800 XT": a Radeon model named after the maker (a Ryzen's "5950X" is not: its X ends the match)
-_AMD_MODEL = re.compile(r"\bAMD\s+(?:Radeon\s+)?(?:RX\s?)?[5-9]\d{3}(?:\s?(?:XTX|XT|GRE))?\b(?![X\d])")
+_AMD_MODEL = re.compile(r"\bAMD\s+(?:Radeon\s+)?(?:(?i:RX)\s?)?[5-9]\d{3}(?:\s?(?:XTX|XT|GRE))?\b(?![X\d])")
 _INSTINCT = re.compile(r"\b(?:AMD )?Instinct(?:\(TM\))? ?MI\d{2,3}\w*\b|\bMI(?:50|60|100|210|250X?|300[AX]|325X|355X)\b")
 _AMD_WORDS = re.compile(r"\bAMD (?:Radeon )?(?:GPUs?|graphics(?: cards?)?|cards?|APUs?|video cards?)\b|\bAPU\b.{0,20}\bAMD\b|"
                         r"\bRadeon (?:GPUs?|cards?|graphics cards?)\b|\[AMD/ATI\]|\bNavi ?[1-4]\d\b"
@@ -46,7 +46,9 @@ def _evidence(text: str) -> Iterator[str]:
     m = (_GFX.search(text) if "gfx" in low else None) or (_AMDGCN.search(text) if "amdgcn" in low else None)
     if m:
         yield m.group()
-    radeon = _RADEON.search(text) if "Radeon" in text and not _CPU_LINE.search(text) else None
+    radeon = _RADEON.search(text) if "Radeon" in text else None
+    if radeon and _CPU_LINE.search(text) and not radeon.group().startswith("Radeon RX"):
+        radeon = None  # an APU's integrated Radeon named beside its Ryzen; a discrete RX card counts
     if radeon:
         yield radeon.group().strip()
     if "RX" in text or "XT" in text or "xt" in text:
