@@ -395,3 +395,19 @@ def test_the_toolkits_stub_folder_on_ld_library_path_is_named_after_successive_e
     assert facts.libraries.ld_library_path == ("/usr/local/cuda/targets/x86_64-linux/lib/stubs", "/usr/local/cuda/lib64")
     found = _found(text)
     assert "stub folder" in found["libs.shadowed"].summary
+
+
+def test_an_nvidia_smi_header_with_a_version_of_thousands_of_digits_is_not_read() -> None:
+    text = "| NVIDIA-SMI 440.59   Driver Version: " + "5" * 3000 + "   CUDA Version: 12.4 |\n"
+    facts = load_facts(text, "in.txt")
+    assert facts.driver.version is None and facts.driver.kernel_module_version is None
+
+
+@pytest.mark.parametrize("text", [
+    "The image ships PyTorch " + "2" * 3000 + ".4.1 with CUDA 11.8.\n",
+    "pip install torch==" + "2" * 3000 + ".1.0\n>>> torch.cuda.is_available()\nFalse\n",
+    "torchvision 0.16.0 requires torch==2.1.0, but you have torch " + "2" * 3000 + ".0.1 which is incompatible.\n",
+])
+def test_versions_of_thousands_of_digits_are_not_taken_as_torchs(text: str) -> None:
+    version = load_facts(text, "in.txt").torch.version or ""
+    assert len(version) < 40

@@ -161,8 +161,8 @@ def _plan(text: str, segment: Segment, line: Line) -> Optional[List[Observation]
 
 # pip's resolver naming a companion built for another torch: "torchvision 0.16.0+cu118 requires torch==2.1.0, but you
 # have torch 2.0.1 which is incompatible."
-_CONFLICT = re.compile(r"^\s*(torchvision|torchaudio)\s+(\d+\.\d+\.\d+(?:\+[\w.]+)?)\s+requires\s+torch==[\w.+]+,\s*but you "
-                       r"have torch\s+(\d+\.\d+\.\d+(?:\+[\w.]+)?)\s+which is incompatible")
+_CONFLICT = re.compile(r"^\s*(torchvision|torchaudio)\s+(\d{1,2}\.\d{1,3}\.\d{1,3}(?:\+[\w.]{1,24})?)\s+requires\s+torch==[\w.+]+,"
+                       r"\s*but you have torch\s+(\d{1,2}\.\d{1,3}\.\d{1,3}(?:\+[\w.]{1,24})?)\s+which is incompatible")
 
 
 def resolver_conflicts(segment: Segment) -> Iterator[Observation]:

@@ -114,7 +114,7 @@ _DRIVER_STATED = re.compile(r"\bdriver(?:\s+version)?(?:\s+is|\s*[:=(])?[)\s]*v?
 
 
 BUILD_SAID = "torch.build_said"  # "ships PyTorch 2.4.1 with CUDA 11.8": used only where nothing else gives the torch
-_TORCH_WITH_CUDA = re.compile(r"\b(?:py)?torch\s+v?(\d+\.\d+\.\d+)\s+(?:with|and|built (?:with|for|against)|for|on)\s+"
+_TORCH_WITH_CUDA = re.compile(r"\b(?:py)?torch\s+v?(\d{1,2}\.\d{1,3}\.\d{1,3})\s+(?:with|and|built (?:with|for|against)|for|on)\s+"
                               r"CUDA\s+(\d{1,2})\.(\d)\b", re.I)
 
 

@@ -52,7 +52,7 @@ _BANNER_SYSTEMS = {"linux": "Linux", "win32": "Windows", "darwin": "Darwin"}
 _DISTRO = re.compile(r"\b(?:Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky Linux|AlmaLinux|openSUSE|Linux Mint|Pop!_OS)\s+"
                      r"(?:Linux\s+|Server\s+)?\d{1,2}(?:\.\d{1,2})?\b")
 _DISTRO_WORD = re.compile(r"Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky|Alma|openSUSE|Mint|Pop!_OS")  # a cheap pre-test
-_TORCH_PIN = re.compile(r"(?:^|\s)torch\s*={2,3}\s*(\d+\.\d+\.\d+(?:\+[\w.]+)?)(?=$|[\s\\'\"`])")
+_TORCH_PIN = re.compile(r"(?:^|\s)torch\s*={2,3}\s*(\d{1,2}\.\d{1,3}\.\d{1,3}(?:\+[\w.]{1,24})?)(?=$|[\s\\'\"`])")
 _PIN_INDEX = re.compile(r"download\.pytorch\.org/whl/(cu\d{2,3}|cpu)\b")
 _PIP_SOURCES = frozenset({"pip list", "pip show", "pip freeze", "python -c", "python REPL", "pip install log",
                           "uv install log"})

@@ -8,7 +8,9 @@ from typing import Iterator, Optional, Tuple
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Line, Segment
 
-_SMI_HEAD = re.compile(r"NVIDIA-SMI\s+([\d.]+)\s+Driver Version:\s*([\d.]+)(?:\s+CUDA Version:\s*(\d+\.\d+|N/A))?")
+# versions are bounded in length: a paste's digits are not trusted to be a version of any size
+_SMI_HEAD = re.compile(r"NVIDIA-SMI\s+(\d{1,4}(?:\.\d{1,4}){0,3})\s+Driver Version:\s*(\d{1,4}(?:\.\d{1,4}){0,3})(?![\d.])"
+                       r"(?:\s+CUDA Version:\s*(\d{1,2}\.\d{1,2}|N/A))?")
 _SMI_ROW = re.compile(
     r"^\|\s*(\d{1,2})\s+(.+?)\s+(On|Off|WDDM|TCC)\s*\|\s*([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)"
 )
@@ -323,7 +325,7 @@ def jetson(segment: Segment) -> Iterator[Observation]:
 
 
 # Ultralytics' `yolo checks` table: "CUDA                None" (torch.version.cuda) beside "Install  pip", "OS  ..."
-_YOLO_CUDA = re.compile(r"^\s*CUDA\s{2,}(None|\d+\.\d+)\s*$")
+_YOLO_CUDA = re.compile(r"^\s*CUDA\s{2,}(None|\d{1,2}\.\d{1,2})\s*$")
 _YOLO_ROWS = re.compile(r"^\s*(?:Install|Environment|RAM|OS)\s{2,}\S")
 # the shell's words for a process killed by a signal, on the line after importing torch
 _CRASH = re.compile(r"^\s*(Illegal instruction|Segmentation fault|Bus error)(?: \(core dumped\))?\s*$")
