@@ -43,6 +43,18 @@ _LIB_CPU = ("a library with CUDA kernels of its own (onnxruntime, JAX, DGL, Padd
             "package")
 _STUB = "the program loads the CUDA toolkit's stub libcuda (lib64/stubs) instead of the driver's"
 _ECC = "the GPU's memory reported an uncorrectable ECC error: a hardware fault, not the install"
+_IMAGE_DRIVER = "the host's NVIDIA driver is older than the CUDA the container image requires"
+_NVML_DIFFER = ("the NVIDIA user-space library and kernel module differ (a driver update without a reboot, or a second "
+                "driver package)")
+_FLASH_AMPERE = "flash-attn refuses this GPU: its kernels need Ampere (sm_80) or newer; torch itself works"
+_LIBCUDA = "the driver library libcuda.so is not on the loader's path (under WSL it lives in /usr/lib/wsl/lib)"
+_CUDNN_PATH = "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"
+_WIN_DLL = "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)"
+_CUDNN_SHADOW = "another cuDNN, found first on the library path, shadows the one torch was built with"
+_APEX_NVCC = "building a CUDA extension (apex): nvcc's CUDA is another release than the one torch was built with"
+_ASSERT = "the GPU works; a kernel assertion failed in the code (usually an index out of range)"
+_NCCL_CUDA = "NCCL hit a CUDA error between the GPUs"
+_MIXED_DEVICES = "the GPU works; the code mixes CPU and GPU tensors"
 _SM_SAID = "the torch build has no kernels for this GPU's architecture (sm_XX), as the paste says"
 _BNB_CPU = "bitsandbytes loaded its CPU-only library: it found no usable CUDA runtime for its own kernels"
 _EXT_NO_CUDA = "a compiled extension was built without its CUDA kernels (no CUDA toolkit or GPU where it was built)"
@@ -122,12 +134,12 @@ CATALOGUE: Tuple[Signature, ...] = (
        _DRIVER_OLD, INIT),
     # nvidia-docker 1.0's own check of the image's CUDA against the host driver
     _s(Sig.DRIVER_INSUFFICIENT, "unsupported cuda version: driver", r"unsupported CUDA version: driver \d+\.\d+ < image \d+\.\d+",
-       "the host's NVIDIA driver is older than the CUDA the container image requires", INIT),
+       _IMAGE_DRIVER, INIT),
     # a CUDA runtime newer than the driver's libcuda: "libcuda.so.418.74: undefined symbol: cuCtxCreate_v3"
     _s(Sig.DRIVER_INSUFFICIENT, "undefined symbol: cu", r"libcuda\.so[\w.]*:\s*undefined symbol: cu[A-Z]\w*",
        "the NVIDIA driver's libcuda lacks an entry point the program's CUDA runtime needs: the driver is too old"),
     _s(Sig.DRIVER_INSUFFICIENT, "unsatisfied condition: cuda", r"requirement error: unsatisfied condition: cuda\s*>=\s*\d+\.\d+",
-       "the host's NVIDIA driver is older than the CUDA the container image requires", INIT),
+       _IMAGE_DRIVER, INIT),
     _s(Sig.DRIVER_TOO_OLD, "driver on your system is too old", r"NVIDIA driver on your system is too old(?: \(found version \d+\))?",
        _DRIVER_OLD, INIT),
     # the same message retold: "the message says my Nvidia version is too old"
@@ -193,11 +205,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"the available devices to be zero", _E999, INIT),
     # XLA's diagnostics: "kernel version 535.129.3 does not match DSO version 545.23.8"
     _s(Sig.NVML_MISMATCH, "does not match dso version", r"kernel version [\d.]+ does not match DSO version [\d.]+",
-       "the NVIDIA user-space library and kernel module differ (a driver update without a reboot, or a second driver "
-       "package)"),
+       _NVML_DIFFER),
     _s(Sig.NVML_MISMATCH, "mismatch", r"NVML/RM version mismatch|\bNVML\b[^.\n]{0,20}\blib(?:rary)? version mismatch",
-       "the NVIDIA user-space library and kernel module differ (a driver update without a reboot, or a second driver "
-       "package)", "driver.nvml_error_text"),
+       _NVML_DIFFER, "driver.nvml_error_text"),
     _s(Sig.NVML_MISMATCH, "version mismatch", r"(?:Failed to initialize NVML: )?Driver/library version mismatch",
        "the NVIDIA kernel module and user-space libraries differ: the driver was updated without a reboot",
        "driver.nvml_error_text"),
@@ -244,9 +254,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.TORCHVISION_CUDA, "torchvision has cuda version", r"PyTorch has CUDA Version\s*=\s*[\d.]+ and torchvision has "
        r"CUDA Version\s*=\s*[\d.]+", _TV_CUDA, "torchvision.import_error"),
     _s(Sig.FLASH_ATTN_ARCH, "flashattention only supports", r"FlashAttention only supports Ampere GPUs or newer",
-       "flash-attn refuses this GPU: its kernels need Ampere (sm_80) or newer; torch itself works"),
+       _FLASH_AMPERE),
     _s(Sig.FLASH_ATTN_ARCH, "ampere gpu", r"\b(?:use|needs?|requires?|asking for|asks for|supports?)\s+(?:an?\s+)?"
-       r"Ampere GPUs? or newer", "flash-attn refuses this GPU: its kernels need Ampere (sm_80) or newer; torch itself works"),
+       r"Ampere GPUs? or newer", _FLASH_AMPERE),
     _s(Sig.FLASH_ATTN_ABI, "flash_attn", r"flash_attn\w*\.(?:cpython[\w.-]*\.so|pyd)[^\n]*undefined symbol",
        "the flash-attn wheel was built against a different torch (C++ ABI/version) than the installed one"),
     _s(Sig.TORCHAUDIO_ABI, "torchaudio were compiled with different cuda", r"PyTorch and TorchAudio were compiled with "
@@ -326,30 +336,30 @@ CATALOGUE: Tuple[Signature, ...] = (
        "torch cannot find its cuDNN library (the nvidia-cudnn wheel is missing or not on the search path)", IMPORT),
     # cudarc (Rust): "Unable to find cuda lib under the names [\"cuda\", \"nvcuda\"]"
     _s(Sig.LIBCUDA_MISSING, "unable to find cuda lib", r"Unable to find cuda lib under the names",
-       "the driver library libcuda.so is not on the loader's path (under WSL it lives in /usr/lib/wsl/lib)"),
+       _LIBCUDA),
     _s(Sig.LIBCUDA_MISSING, "libcuda.so", r"libcuda\.so[\w.]*(?::| ) ?(?:cannot open shared object file|not found)|"
        r"Could not load library libcuda\.so|(?:Failed|Unable) to dlopen libcuda\.so|unable to (?:find|locate|load) libcuda\.so",
-       "the driver library libcuda.so is not on the loader's path (under WSL it lives in /usr/lib/wsl/lib)", INIT),
+       _LIBCUDA, INIT),
     # Lua Torch's cudnn bindings: "'libcudnn (R5) not found in library path."
     _s(Sig.CUDNN_MISSING, "not found in library path", r"libcudnn \(R\d+\) not found in library path",
        "the cuDNN library of the version the bindings ask for is not on the loader's path"),
     _s(Sig.CUDNN_MISSING, "cudnn", r"Could not (?:locate|load library) (?:lib)?cudnn\w*\.(?:dll|so[\w.]*)|"
        r"Unable to load any of \{?libcudnn|Invalid handle\. Cannot load symbol cudnn\w+",
-       "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
+       _CUDNN_PATH),
     # TensorFlow's loader: "Could not load dynamic library 'cudart64_100.dll'; dlerror: cudart64_100.dll not found"
     # onnxruntime-gpu's CUDA provider failing to load CUDA or cuDNN of the versions it was built for
     # cuDNN missing as programs and people say it: "it cannot find \"cudnn64_5.dll\"", "cuDNN is not found"
     _s(Sig.CUDNN_MISSING, "cudnn64_", r"(?:cannot|can'?t|could not|couldn'?t|unable to) (?:find|load|locate)\s+[\"'`]?cudnn64_\d+\.dll",
-       "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
+       _CUDNN_PATH),
     _s(Sig.CUDNN_MISSING, "cudnn not found", r"\bcuDNN not found\b",
-       "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
+       _CUDNN_PATH),
     _s(Sig.CUDNN_MISSING, "cudnn is not found", r"\bcuDNN is not found\b",
-       "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
+       _CUDNN_PATH),
     _s(Sig.CUDNN_MISSING, "able to be loaded", r"CUDA_PATH is set but CUDA wasn'?t able to be loaded",
        "onnxruntime's CUDA provider cannot load the CUDA and cuDNN libraries of the versions it was built for"),
     _s(Sig.LIBRARY_CPU, "cudaexecutionprovider not available", r"CUDAExecutionProvider not available", _LIB_CPU),
     _s(Sig.CUDNN_MISSING, "could not load dynamic library", r"Could not load dynamic library '(?:lib)?cudnn[\w.-]*\.(?:dll|so[\w.]*)'",
-       "cuDNN, which the program loads at run time, is not on the library search path (or is another major version)"),
+       _CUDNN_PATH),
     _s(Sig.LIB_MISSING, "could not load dynamic library", r"Could not load dynamic library '(?:lib)?(?:cudart|cublas\w*|cufft|"
        r"curand|cusolver|cusparse|nvinfer\w*|nvrtc|nccl)[\w.-]*\.(?:dll|so[\w.]*)'", _LIB),
     # torch's own preload of the pip-installed CUDA libraries: "libcublas.so.*[0-9] not found in the system path"
@@ -362,12 +372,12 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.LIB_MISSING, "libnvrtc-builtins", r"nvrtc: error: failed to open libnvrtc-builtins[\w.-]*",
        _LIB),
     _s(Sig.WIN_DLL, "dll", r"\[WinError (?:126|127|1114|193)\][^\n]*?(?:\w+\.dll)?|DLL load failed(?: while importing [\w.]+?)?(?:\s*:|[.\s]*$)",
-       "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
+       _WIN_DLL, IMPORT),
     # Python 3.8+ on Windows: "Could not find module '...\\torch\\lib\\caffe2_nvrtc.dll' (or one of its dependencies)"
     _s(Sig.WIN_DLL, "or one of its dependencies", r"Could not find module '[^']*\.dll' \(or one of its dependencies\)",
-       "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
+       _WIN_DLL, IMPORT),
     _s(Sig.WIN_DLL, "winerror", r"\[WinError (?:126|127|1114|193)\]",
-       "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
+       _WIN_DLL, IMPORT),
     _s(Sig.NO_TORCH, "no module named", r"No module named ['\"]?torch['\"]?(?:$|[^._\w])",
        "torch is not installed in the Python that ran the code", IMPORT),
     _s(Sig.DEVICE_BUSY, "busy or unavailable", r"CUDA-capable devices? ?(?:\(s\) )?(?:is/are|are|is) busy or unavailable",
@@ -381,9 +391,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.GLIBCXX, "glibcxx_", r"version [`'\"]?GLIBCXX_\d+\.\d+(?:\.\d+)?['`\"]? not found",
        "the C++ runtime (libstdc++) the loader found is older than a library of torch needs", IMPORT),
     _s(Sig.CUDNN_MISMATCH, "cudnn version mismatch", r"cuDNN version mismatch: PyTorch was compiled against \d+ but "
-       r"linked against \d+", "another cuDNN, found first on the library path, shadows the one torch was built with", WARN),
+       r"linked against \d+", _CUDNN_SHADOW, WARN),
     _s(Sig.CUDNN_MISMATCH, "cudnn version incompatibility", r"cuDNN version incompatibility: PyTorch was compiled\s+against",
-       "another cuDNN, found first on the library path, shadows the one torch was built with", WARN),
+       _CUDNN_SHADOW, WARN),
     _s(Sig.PTX_TOOLCHAIN, "unsupported toolchain", r"the provided PTX was compiled with an unsupported toolchain",
        "the driver is older than the CUDA that compiled the PTX it must JIT-compile for this GPU", INIT),
     _s(Sig.MODULE_MISSING, "module", r"NVIDIA kernel module (?:is )?(?:missing|not found|not loaded)|"
@@ -399,10 +409,10 @@ CATALOGUE: Tuple[Signature, ...] = (
        "toolkit)"),
     # apex's setup.py: its check of nvcc's CUDA against torch's, and the error it raises
     _s(Sig.EXT_TOOLKIT, "check_cuda_torch_binary_vs_bare_metal", r"\bcheck_cuda_torch_binary_vs_bare_metal\b",
-       "building a CUDA extension (apex): nvcc's CUDA is another release than the one torch was built with"),
+       _APEX_NVCC),
     _s(Sig.EXT_TOOLKIT, "does not match the version used to compile pytorch binaries", r"Cuda extensions are being compiled "
        r"with a version of Cuda that does not match the version used to compile Pytorch binaries",
-       "building a CUDA extension (apex): nvcc's CUDA is another release than the one torch was built with"),
+       _APEX_NVCC),
     _s(Sig.EXT_TOOLKIT, "mismatches the version that was used to compile",
        r"\b(?:[Tt]he|he) detected CUDA version \(\d+\.\d+\) mismatches the version that was used to compile",
        "building a CUDA extension: the CUDA toolkit (nvcc) is another CUDA major than torch was built with"),
@@ -418,7 +428,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        _PAGING),
     _s(Sig.WIN_DLL, "dll", r"\b[Ee]rr?or? loading\s*[\"\u201c\u201d']?[^\"\u201c\u201d\n]*?\b\w+\.dll\b[^\n]*?or one of its "
        r"dependencies",
-       "a DLL that torch loads failed on Windows (missing VC++ runtime, a wrong-bitness or broken install)", IMPORT),
+       _WIN_DLL, IMPORT),
     _s(Sig.WIN_DLL, "dll", r"\b(?:error|fail\w*)\b[^.\n]{0,40}\bload\w*\b[^.\n]{0,20}?\b(?:c10|torch_cpu|torch_cuda|"
        r"torch_python|fbgemm|cudnn\w*|cublas\w*)\.dll\b", "a DLL that torch loads failed on Windows"),  # prose: no message
     _s(Sig.MATH_LIB_INIT, "status_", r"CUBLAS_STATUS_NOT_INITIALIZED|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_INITIALIZED|"
@@ -491,17 +501,17 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"failed|Assertion `(?:input_val|idx_dim) >= 0 && (?:input_val|idx_dim) <[^`]*` failed",
        "the GPU works; a kernel assertion failed in the code (usually an index or label out of range)", healthy=True),
     _s(Sig.DEVICE_ASSERT, "device-side assert", r"device-side assert triggered",
-       "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
+       _ASSERT, healthy=True),
     _s(Sig.DEVICE_ASSERT, "(710)", r"cuda runtime error \(710\)(?!\d)",  # cudaErrorAssert's number
-       "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
+       _ASSERT, healthy=True),
     _s(Sig.DEVICE_ASSERT, "cudaerrorassert", r"\bcudaErrorAssert\b",
-       "the GPU works; a kernel assertion failed in the code (usually an index out of range)", healthy=True),
+       _ASSERT, healthy=True),
     _s(Sig.CONDA_NO_CUDA, "resolvepackagenotfound", r"ResolvePackageNotFound:\s*-\s*(?:cudatoolkit|pytorch-cuda|cuda-\w+)"
        r"(?:=|\b)", "conda finds no CUDA package for this platform (NVIDIA's CUDA packages exist for Linux and Windows)"),
     _s(Sig.NCCL_CUDA, "ncclunhandledcudaerror", r"ncclUnhandledCudaError",
-       "NCCL hit a CUDA error between the GPUs"),
+       _NCCL_CUDA),
     _s(Sig.NCCL_CUDA, "unhandled cuda error", r"NCCL[^\n]*unhandled cuda error",
-       "NCCL hit a CUDA error between the GPUs"),
+       _NCCL_CUDA),
     _s(Sig.LINK_CUDA, "cannot find -l", r"\bld(?:\.\w+)?: cannot find -l(?:cudart|cuda|cublas\w*|cusparse|curand|cufft|nvrtc)\b",
        "building an extension: the linker finds no CUDA library to link against"),
     # libtorch's CMake config (Caffe2Config.cmake) of a CUDA build, configured where no CUDA toolkit is found
@@ -599,14 +609,13 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.GPU_LOADED, "loading model weights took", r"Loading model weights took \d+(?:\.\d+)? ?GB",
        "the GPU works: vLLM loaded the model's weights onto it", healthy=True),
     _s(Sig.DEVICE_MISMATCH, "expected all tensors", r"Expected all tensors to be on the same device",
-       "the GPU works; the code mixes CPU and GPU tensors", healthy=True),
+       _MIXED_DEVICES, healthy=True),
     _s(Sig.DEVICE_MISMATCH, "expected object of", r"Expected object of device type cuda but got device "
-       r"type cpu|Expected object of backend CUDA but got backend CPU", "the GPU works; the code mixes CPU and GPU "
-       "tensors", healthy=True),  # the wording of torch 1.x
+       r"type cpu|Expected object of backend CUDA but got backend CPU", _MIXED_DEVICES, healthy=True),  # the wording of torch 1.x
     # a convolution given a GPU input and CPU weights (or the other way): "Input type (torch.cuda.FloatTensor) and
     # weight type (torch.FloatTensor) should be the same"
     _s(Sig.DEVICE_MISMATCH, "and weight type", r"Input type \(torch\.(?:cuda\.)?\w+\) and weight type "
-       r"\(torch\.(?:cuda\.)?\w+\) should be the same", "the GPU works; the code mixes CPU and GPU tensors", healthy=True),
+       r"\(torch\.(?:cuda\.)?\w+\) should be the same", _MIXED_DEVICES, healthy=True),
     # torch's own report of any other error when it counts the GPUs: the numbered ones above name their causes first
     _s(Sig.CUDA_UNAVAILABLE, "unexpected error from cudagetdevicecount", r"Unexpected error from cudaGetDeviceCount\(\)",
        _UNAVAILABLE, WARN),
