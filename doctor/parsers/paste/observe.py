@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, List
+from typing import Any, Callable, Iterable, Iterator, List, Optional
 
 from gpudoctor.parsers.paste.segments import Line, Segment
 
@@ -33,6 +33,13 @@ def printable(text: str) -> str:
 
 def observe(path: str, value: Any, segment: Segment, line: Line, fmt: str) -> Observation:
     return Observation(path, value, segment.index, line.number, printable(line.text.strip()[:QUOTE_CHARS]), fmt)
+
+
+def agreed(observations: Iterable[Observation], path: str) -> Optional[Observation]:
+    """The first observation at ``path`` where every one there gives the same value; None when there is none, or
+    when they disagree (a paste that names two drivers settles neither)."""
+    said = [o for o in observations if o.path == path]
+    return said[0] if said and len({o.value for o in said}) == 1 else None
 
 
 Parser = Callable[[Segment], Iterable[Observation]]

@@ -9,7 +9,7 @@ from typing import Iterator, List, Sequence, Tuple
 
 from gpudoctor.compat import gpu_info
 from gpudoctor.facts import Facts
-from gpudoctor.parsers.paste.observe import Observation, observe
+from gpudoctor.parsers.paste.observe import Observation, agreed, observe
 from gpudoctor.parsers.paste.segments import Segment
 
 # a product name as people write it: "GTX 980 Ti", "GT 740M", "RTX 5060 TI", "GeForce RTX 3090", "Tesla V100", "A100", "H100s"
@@ -139,10 +139,9 @@ def stated_versions(segment: Segment) -> Iterator[Observation]:
 def said_build(facts: Facts, observations: List[Observation]) -> Facts:
     """The torch build a sentence names with its CUDA ("PyTorch 2.4.1 with CUDA 11.8"), where nothing else gives the
     torch version and the prose names only one such build (marked inferred)."""
-    said = [o for o in observations if o.path == BUILD_SAID]
-    if facts.torch.version or len({o.value for o in said}) != 1:
+    first = agreed(observations, BUILD_SAID)
+    if facts.torch.version or first is None:
         return facts
-    first = said[0]
     torch = dataclasses.replace(facts.torch, version=first.value)
     extra = facts.extra + (("paste.line.torch.version", f"{first.line}: {first.quote}"),
                            ("inferred.torch.version", f"line {first.line}: a sentence names torch {first.value}"))
@@ -152,10 +151,9 @@ def said_build(facts: Facts, observations: List[Observation]) -> Facts:
 
 def said_driver(facts: Facts, observations: List[Observation]) -> Facts:
     """The driver version the prose names, where no tool output gave one and the prose names only one."""
-    said = [o for o in observations if o.path == DRIVER_SAID]
-    if facts.driver.version or len({o.value for o in said}) != 1:
+    first = agreed(observations, DRIVER_SAID)
+    if facts.driver.version or first is None:
         return facts
-    first = said[0]
     driver = dataclasses.replace(facts.driver, version=first.value)
     return dataclasses.replace(facts, driver=driver,
                                extra=facts.extra + (("paste.line.driver.version", f"{first.line}: {first.quote}"),))

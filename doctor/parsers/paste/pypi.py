@@ -19,7 +19,7 @@ from typing import Iterable, Iterator, List, Tuple
 from gpudoctor import compat
 from gpudoctor.facts import Facts
 from gpudoctor.parsers.paste.installs import NOW
-from gpudoctor.parsers.paste.observe import Observation, observe
+from gpudoctor.parsers.paste.observe import Observation, agreed, observe
 from gpudoctor.parsers.paste.segments import Segment
 from gpudoctor.parsers.paste.sigs import Sig
 
@@ -137,18 +137,18 @@ def pinned_torch(facts: Facts, observations: Iterable[Observation]) -> Tuple[Fac
     """The torch version a pip command pins, where nothing else in the paste gives the installed one, every pin agrees
     and torch is shown answering (marked inferred): the command that installed it, with the build its index names."""
     seen = list(observations)
-    pins = [o for o in seen if o.path == TORCH_PINNED]
+    pin = agreed(seen, TORCH_PINNED)
     t = facts.torch
-    if t.version or not pins or len({o.value for o in pins}) != 1 or t.installed is False:
+    if t.version or pin is None or t.installed is False:
         return facts, []
     if t.is_available is None and not t.init_error:
         return facts, []  # a command alone says what is wanted; torch answering after it says it was installed
     if any(o.path == "signature" and o.value in (Sig.TORCH_NOT_FOUND, Sig.NO_TORCH) for o in seen):
         return facts, []  # the install failed: the pin is what was asked for, not what is there
-    torch = dataclasses.replace(t, version=pins[0].value)
+    torch = dataclasses.replace(t, version=pin.value)
     inferred = tuple(dict.fromkeys(facts.inferred + ("torch.version",)))
-    note = f"line {pins[0].line}: the pip command installs torch {pins[0].value}, and nothing else gives the version"
-    extra = facts.extra + (("paste.line.torch.version", f"{pins[0].line}: {pins[0].quote}"),)
+    note = f"line {pin.line}: the pip command installs torch {pin.value}, and nothing else gives the version"
+    extra = facts.extra + (("paste.line.torch.version", f"{pin.line}: {pin.quote}"),)
     return dataclasses.replace(facts, torch=torch, inferred=inferred, extra=extra), [("inferred.torch.version", note)]
 
 
@@ -158,20 +158,21 @@ def smi_system(facts: Facts, observations: Iterable[Observation]) -> Tuple[Facts
     kind agree (nvidia-smi's marked inferred)."""
     if facts.platform.system is not None:
         return facts, []
-    named = [o for o in observations if o.path == SYSTEM_SAID]
-    if named and len({o.value for o in named}) == 1:
-        platform = dataclasses.replace(facts.platform, system=named[0].value)
-        extra = facts.extra + (("paste.line.platform.system", f"{named[0].line}: {named[0].quote}"),)
+    seen = list(observations)
+    named = agreed(seen, SYSTEM_SAID)
+    if named is not None:
+        platform = dataclasses.replace(facts.platform, system=named.value)
+        extra = facts.extra + (("paste.line.platform.system", f"{named.line}: {named.quote}"),)
         return dataclasses.replace(facts, platform=platform, extra=extra), []
-    said = [o for o in observations if o.path == SMI_SYSTEM]
-    if not said or len({o.value for o in said}) != 1:
+    said = agreed(seen, SMI_SYSTEM)
+    if said is None:
         return facts, []
-    platform = dataclasses.replace(facts.platform, system=said[0].value)
+    platform = dataclasses.replace(facts.platform, system=said.value)
     inferred = tuple(dict.fromkeys(facts.inferred + ("platform.system",)))
-    column = "Persistence-M" if said[0].value == "Linux" else "TCC/WDDM"
+    column = "Persistence-M" if said.value == "Linux" else "TCC/WDDM"
     return (dataclasses.replace(facts, platform=platform, inferred=inferred),
-            [("inferred.platform.system", f"line {said[0].line}: nvidia-smi's table has the {column} column of "
-                                          f"{said[0].value}'s nvidia-smi")])
+            [("inferred.platform.system", f"line {said.line}: nvidia-smi's table has the {column} column of "
+                                          f"{said.value}'s nvidia-smi")])
 
 
 def linux_default_build(facts: Facts, observations: Iterable[Observation]) -> Tuple[Facts, List[Tuple[str, str]]]:
