@@ -7,6 +7,7 @@ only when no parser found anything, and the caller then says what to paste.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Tuple
@@ -26,8 +27,7 @@ from gpudoctor.parsers.paste.signatures import Sig
 _COLLECT_ENV_LABEL = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:" + "|".join(re.escape(label) for _, labels in FIELDS for label in labels) + r")\s*:", re.I
 )
-PARSERS: Tuple[Parser, ...] = (
-    signatures.signatures,
+PARSERS: Tuple[Parser, ...] = (  # the catalogue's messages are read first, by ``_readers``
     signatures.tracebacks,
     signatures.xformers_versions,
     tools.nvidia_smi,
@@ -197,10 +197,16 @@ def _with_ccs(facts: Facts, observations: List[Observation]) -> Facts:
     return dataclasses.replace(facts, gpus=tuple(gpus))
 
 
+def _readers(body: Body) -> Tuple[Parser, ...]:
+    """Every reader of segments, the catalogue's narrowed to the messages whose pre-test words the paste holds."""
+    literals = signatures.in_paste(body.texts)
+    return (functools.partial(signatures.signatures, literals=literals),) + PARSERS + (_warning_signals,)
+
+
 def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -> Paste:
     """The facts in ``text``; ``base`` (collect_env or a gpudoctor report found in it) takes precedence."""
     body = split(text)
-    observations = list(run_all(PARSERS + (_warning_signals,), body.segments))
+    observations = list(run_all(_readers(body), body.segments))
     observations += prose.answers_above_code(body.segments)
     observations += oneliners.r_console(body.segments)
     observations.sort(key=lambda o: o.line)  # "first" means first in the paste, whichever parser read it
