@@ -19,7 +19,7 @@ from gpudoctor.checks.support.driver_missing import (
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.support.driver_advice import insufficient, no_upgrade_helps, upgrade_text
 from gpudoctor.checks.support.paste_notes import inferred_why
-from gpudoctor.facts import DriverSource, Facts, NvmlError
+from gpudoctor.facts import SMI_UNREAD, DriverSource, Facts, NvmlError
 from gpudoctor.facts.derive import cuda_of_found_version, derived
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import Check, Skip, check, skip
@@ -176,6 +176,14 @@ def _too_old(facts: Facts) -> Optional[Finding]:
     )
 
 
+def _smi_unread(facts: Facts) -> bool:
+    """collect_env on Linux printed "Could not collect" for both the driver and the GPUs, and torch, a CUDA build,
+    answers False: nvidia-smi is missing or reaches no driver."""
+    return (all(SMI_UNREAD in (facts.probe_error(key) or "") for key in ("driver", "gpus"))
+            and facts.torch.is_available is False and not facts.driver.version and not facts.gpus
+            and (facts.platform.system or "").lower() == "linux")
+
+
 @check("driver", "NVIDIA driver")
 def driver(facts: Facts) -> Iterator[Finding]:
     if (facts.platform.system or "").lower() == "darwin":
@@ -197,6 +205,9 @@ def driver(facts: Facts) -> Iterator[Finding]:
         return
     if derived(facts).smi_missing and not d.version and not smi_missing_explained(facts):
         yield from no_driver(facts, "nvidia-smi is not installed")
+        return
+    if _smi_unread(facts):
+        yield from no_driver(facts, "collect_env could not read the driver or a GPU: nvidia-smi is missing or fails")
         return
     too_old = _too_old(facts)
     if too_old is not None:

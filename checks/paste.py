@@ -83,7 +83,7 @@ def _apple_silicon(facts: Facts) -> bool:
     return facts.platform.machine == "arm64" or bool(extras(facts, "paste.mac.chip"))
 _CUDA_ONLY = frozenset({"library-cpu-build", "not-compiled-with-cuda", "xformers-mismatch", "cuda-unavailable", "no-driver",
                         "bitsandbytes-without-gpu", "conda-no-cudatoolkit", "extension-build-without-cuda",
-                        "gpu-unused-unexplained"})
+                        "gpu-unused-unexplained", "nccl-not-built"})
 
 
 def _explained(facts: Facts) -> bool:

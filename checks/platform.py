@@ -299,23 +299,31 @@ _XPU_INDEX = "https://download.pytorch.org/whl/xpu"
 
 
 def _other_vendor(facts: Facts) -> Iterator[Finding]:
-    """A paste that names only an AMD or an Intel GPU: CUDA code and CUDA builds of torch cannot use it."""
-    amd, intel = _vendors.amd_gpu(facts), _vendors.intel_gpu(facts)
+    """A paste that names only an AMD or an Intel GPU, or a Huawei Ascend NPU: CUDA code and CUDA builds of torch
+    cannot use it."""
+    amd, intel, ascend = _vendors.amd_gpu(facts), _vendors.intel_gpu(facts), _vendors.ascend_npu(facts)
     t = facts.torch
     rocm = bool(t.hip) or "+rocm" in (t.version or "")
     cuda_said = "no-driver" in extras(facts, "paste.signature") or derived(facts).driver_found_version is not None
     if amd and not rocm and (t.version or t.cuda or t.cuda_compiled is not None or cuda_said
                              or _vendors.rocm_index(facts) or _vendors.torch_indexes(facts)):
         amd = ()  # a CUDA or CPU build on the AMD GPU: the checks of torch's builds judge it, with the ROCm build as fix
-    if not amd and not intel:
+    if not amd and not intel and not ascend:
         raise skip("whether this machine has an NVIDIA GPU is not known")
-    models = [re.sub(r"(?:\s+[a-z]+)+$", "", item) for item in amd or intel if any(ch.isdigit() for ch in item)]
+    named = amd or intel or ascend
+    models = [re.sub(r"(?:\s+[a-z]+)+$", "", item) for item in named if any(ch.isdigit() for ch in item)]
     if amd:
         vendor = "an AMD GPU"
         fix = Fix("CUDA needs an NVIDIA GPU. On Linux, torch's ROCm builds use AMD GPUs (and `torch.cuda` then means the "
                   "AMD GPU); code with CUDA kernels of its own (custom extensions) runs only on NVIDIA GPUs, so run it "
                   "on the CPU or on a machine with an NVIDIA GPU.", ("rocminfo",))
         links: Tuple[str, ...] = (_vendors.ROCM_INSTALL_LINK,)
+    elif ascend and not intel:
+        vendor = "a Huawei Ascend NPU"
+        fix = Fix("CUDA needs an NVIDIA GPU. Ascend NPUs are used through Huawei's torch_npu adapter with the CANN "
+                  "toolkit (`import torch_npu`, the device \"npu\"), not `torch.cuda`; code written for CUDA only runs on "
+                  "the CPU here.", ())
+        links = ("https://github.com/Ascend/pytorch",)
     else:
         vendor = "an Intel GPU"
         fix = Fix(f"CUDA needs an NVIDIA GPU. Intel GPUs are used through torch's XPU builds ({_XPU_INDEX}, "
@@ -327,9 +335,9 @@ def _other_vendor(facts: Facts) -> Iterator[Finding]:
         "platform.no-nvidia-gpu", Severity.INFO if working else Severity.WARNING,
         f"the paste names {vendor}" + (f" ({models[0]})" if models else "") +
         " and no NVIDIA GPU: CUDA code and CUDA builds of torch cannot use it",
-        f"Observed: {vendor} named in the paste ({', '.join((amd or intel)[:3])}); no NVIDIA GPU, driver or "
+        f"Observed: {vendor} named in the paste ({', '.join(named[:3])}); no NVIDIA GPU, driver or "
         "nvidia-smi output anywhere in it.\nRequired: an NVIDIA GPU and its driver for CUDA.",
-        fix, links, ("extra",), inferred=True,
+        fix, links, ("extra", "amd_gpu", "intel_gpu", "ascend_npu"), inferred=True,
         cause="torch.cuda-build-on-amd" if amd else "",  # one cause with that finding where a message shows it
     )
 

@@ -443,7 +443,7 @@ CODES: Dict[str, FrozenSet[str]] = {
     "torch113-cu117-rtx4090": frozenset(),
     "torch14-cu101-pip": frozenset(),
     "torch19-cu102-conda-rtx3090": frozenset({"gpu.arch-too-new"}),
-    "torch20-docker-could-not-collect": frozenset(),
+    "torch20-docker-could-not-collect": frozenset({"driver.not-loaded"}),  # a CUDA build, and no nvidia-smi
     "torch21-driver-too-old": frozenset({"driver.too-old-for-torch", "toolkit.mismatch", "torch.cuda-unavailable"}),
     "torch213-found-gpu-cc-v100": frozenset({"gpu.arch-too-old"}),
     "torch26-rtx5090-sm120": frozenset({"gpu.arch-too-new"}),

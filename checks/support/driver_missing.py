@@ -138,7 +138,8 @@ def no_driver(facts: Facts, seen: str) -> Iterator[Finding]:
         return
     fix = load_fix(facts, installed=False)
     if not facts.platform.container and not facts.platform.wsl and (facts.platform.system or "").lower() == "linux":
-        fix = Fix("See whether the machine has an NVIDIA GPU; if it does, " + fix.text[0].lower() + fix.text[1:],
+        fix = Fix("See whether the machine has an NVIDIA GPU; if it does, " + fix.text[0].lower() + fix.text[1:]
+                  + " Inside a container install no driver: start the container with the GPUs (docker run --gpus all).",
                   ("lspci | grep -i nvidia",) + fix.commands)
     build = f"a CUDA {torch.cuda} build" if torch.cuda else "a CUDA build"
     label = f"torch {torch.version}" if torch.version else "torch"

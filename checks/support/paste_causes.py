@@ -191,6 +191,20 @@ CAUSES: Dict[str, Cause] = {
                            "onnxruntime, TensorFlow), install the cuDNN major it was built for and put its folder on "
                            "PATH (Windows) or LD_LIBRARY_PATH (Linux); the nvidia-cudnn-cuNN wheel of that major works.",
                            ("pip list | grep -i nvidia", *REINSTALL)),
+    "hip-no-kernel": Cause(E, "the ROCm build of torch (or an extension) has no kernels for this AMD GPU's gfx target",
+                           "Use a ROCm build whose arch list names the GPU's gfx target (torch.cuda.get_arch_list(), "
+                           "rocminfo). For an RDNA 2 or 3 card the build lacks (gfx1031, gfx1032, gfx1035, gfx1103, "
+                           "...), the common workaround, unsupported by AMD, is to present it as the nearest supported "
+                           "target: HSA_OVERRIDE_GFX_VERSION=10.3.0 for RDNA 2, 11.0.0 for RDNA 3.",
+                           ('python -c "import torch; print(torch.__version__, torch.version.hip, '
+                            'torch.cuda.get_arch_list())"', "rocminfo | grep -i gfx")),
+    "nccl-not-built": Cause(W, "the program starts torch.distributed's nccl backend, but this torch has no NCCL: builds "
+                               "for Windows and macOS have none, nor do CPU-only builds",
+                            "Use the gloo backend where there is no NCCL (the program's option for the distributed "
+                            "backend, or init_process_group(backend=\"gloo\")); NCCL needs Linux with a CUDA build "
+                            "of torch.",
+                            ('python -c "import torch, torch.distributed as d; print(torch.__version__, '
+                             'd.is_nccl_available(), d.is_gloo_available())"',)),
     "library-cpu-build": Cause(E, "a library with CUDA kernels of its own is installed as its CPU-only package, so "
                                   "it runs on the CPU whatever torch does",
                                "Replace it with the library's CUDA package for the CUDA version torch uses: "

@@ -170,6 +170,11 @@ RUNNING: Dict[str, Cause] = {
                                       "Not an installation problem: give the container more shared memory (docker run "
                                       "--shm-size=8g, or --ipc=host), or use fewer DataLoader workers (num_workers=0).",
                                       ("df -h /dev/shm",)),
+    "cudnn-nvrtc-workaround": Cause(NOTE, "the CUDA environment works: torch found no unversioned libnvrtc.so for one "
+                                          "of cuDNN's paths, applied its workaround and went on (a warning)",
+                                    "Nothing needs fixing; to silence the warning, make libnvrtc.so resolvable: a link "
+                                    "named libnvrtc.so to the versioned library in the same folder.",
+                                    ('python -c "import torch; print(torch.__version__, torch.version.cuda)"',)),
     "cuda-in-forked-subprocess": Cause(NOTE, "the CUDA environment works: the code starts CUDA and then forks worker "
                                              "processes, which cannot use it",
                                        "Not an installation problem: start the workers with the 'spawn' method "

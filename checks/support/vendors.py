@@ -33,6 +33,13 @@ def intel_gpu(facts: Facts) -> Tuple[str, ...]:
     return extras(facts, "paste.intel_gpu")
 
 
+def ascend_npu(facts: Facts) -> Tuple[str, ...]:
+    """The Huawei Ascend NPUs a paste names, where it names no NVIDIA GPU."""
+    if extras(facts, "paste.nvidia_named") or facts.platform.system == "Darwin":
+        return ()
+    return extras(facts, "paste.ascend_npu")
+
+
 def rocm_index(facts: Facts) -> Optional[str]:
     """The ROCm variant of the download.pytorch.org index a pasted install command names ("rocm6.0")."""
     return next(iter(extras(facts, "paste.rocm_index")), None)

@@ -27,6 +27,9 @@ from gpudoctor.facts.software import TorchFacts as TorchFacts
 from gpudoctor.textsafe import json_text
 from gpudoctor.facts.verify import VerifyFacts
 
+# why collect_env printed "Could not collect" for the driver or the GPUs (a probe error's reason ends with it)
+SMI_UNREAD = "nvidia-smi missing or failing, or no NVIDIA GPU"
+
 SCHEMA_VERSION = 1
 
 

@@ -53,11 +53,11 @@ _SIGNATURE_LINES = {  # a paste.* finding -> the other pasted facts that bear on
     "docker-no-gpu-driver": ("platform.container", "driver.version"),
     "bitsandbytes-platform": ("signature.bitsandbytes-without-gpu", "platform.system", "packages.bitsandbytes"),
     "macos-no-cuda": ("signature.not-compiled-with-cuda", "signature.cuda-unavailable", "signature.no-driver",
-                      "signature.xformers-mismatch", "platform.system"),
+                      "signature.xformers-mismatch", "signature.nccl-not-built", "platform.system"),
 }
 # findings that restate the symptom ("CUDA is unavailable", "the GPU is not used") where nothing says why
 _SYMPTOMS = frozenset({"paste.gpu-unused-unexplained", "paste.cuda-unavailable", "torch.cuda-unavailable"})
-_NOTE_LINES = ("amd_gpu", "rocm_index", "torch_index")  # paste notes kept one per value: every line of one is evidence
+_NOTE_LINES = ("amd_gpu", "intel_gpu", "ascend_npu", "rocm_index", "torch_index")  # paste notes kept one per value: every line of one is evidence
 
 
 class Confidence(enum.Enum):
@@ -131,7 +131,7 @@ def _line_number(quoted: str) -> int:
 
 def _rank(found: List[Cause], facts: Facts) -> List[Cause]:
     order = {id(c): i for i, c in enumerate(found)}
-    return sorted(found, key=lambda c: (-c.severity.rank, not _cause_evidence(c, facts),
+    return sorted(found, key=lambda c: (-c.severity.rank, c.lead.code in _BARE_SYMPTOMS, not _cause_evidence(c, facts),
                                         all(f.inferred for f in _members(c)), order[id(c)]))
 
 

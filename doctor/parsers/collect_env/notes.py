@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import List, Optional, Tuple
 
-from gpudoctor.facts import Facts
+from gpudoctor.facts import SMI_UNREAD, Facts
 from gpudoctor.parsers.collect_env.packages import Packages, conda_build_cuda
 from gpudoctor.parsers.collect_env.text import ORDER, RawReport, join_wrapped, known
 from gpudoctor.parsers.collect_env.warnings import Signals
@@ -94,7 +94,7 @@ def probe_errors(raw: RawReport, pkgs: Packages, facts: Facts) -> List[Tuple[str
         unread = key in seen and known(value) is None
         if unread and (facts.driver.version is None if key == "driver" else not facts.gpus):
             errors.append((key, f"collect_env printed '{label}: {value or 'Could not collect'}'"
-                           " (nvidia-smi missing or failing, or no NVIDIA GPU)"))
+                           f" ({SMI_UNREAD})"))
     if "libraries" in seen and pkgs.pip_collected is False:
         errors.append(("packages", "collect_env could not run pip ('[pip3] Could not collect')"))
     errors.extend(item for item in _NOT_IN_PASTE if not (item[0] == "env" and facts.env.variables))

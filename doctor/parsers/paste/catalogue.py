@@ -73,6 +73,10 @@ _TV_TORCH = "torchvision was built for a different torch"
 _MIXED = "torch's own libraries do not match each other: files of two torch versions are mixed"
 _EXT_ABI = "a compiled extension was built against another torch than the installed one (a C++ symbol of torch is undefined)"
 _LIB = "a CUDA library torch needs cannot be found"
+_NO_NCCL = ("this torch has no NCCL (builds for Windows and macOS have none, nor do CPU-only builds), but the program "
+            "starts the nccl backend")
+_CT2 = ("CTranslate2 (faster-whisper, WhisperX) cannot load a CUDA library of the major version it was built for: that "
+        "CUDA's cuBLAS and cuDNN must be on the library search path (PATH on Windows)")
 _PAGING = "Windows could not map torch's CUDA DLLs: its paging file (virtual memory) is too small"
 _NOT_FOUND = "pip cannot find that build of torch (or its nvidia-* dependency) for this Python and index"
 _P2P = "NCCL's peer-to-peer transport between the GPUs fails"
@@ -85,6 +89,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        "torch could not open cuDNN's cnn_infer library and warned (the run goes on without it)"),
     _s(Sig.NO_KERNEL_IMAGE, "hiperrornobinaryforgpu", r"hipErrorNoBinaryForGpu",  # ROCm's: no code object for the gfx
        "the torch build or an extension has no kernels for this GPU's architecture", WARN),
+    _s(Sig.HIP_NO_KERNEL, "hip", r"\bHIP error: (?:invalid device function|no kernel image is available)|"
+       r"\bhipErrorInvalidDeviceFunction\b",
+       "the ROCm build (or an extension) has no kernels for this AMD GPU's gfx target", WARN),
     _s(Sig.NO_KERNEL_IMAGE, "invalid device function", r"\binvalid device function\b",
        "the torch build or an extension has no kernels for this GPU's architecture (invalid device function)", WARN),
     # CUDA's name for error 209, as programs that print the driver API's words say it (mumax3)
@@ -106,7 +113,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"too new|not supported|unsupported|no longer supported)|\b(?:too old|too low|too new|not supported by|"
        r"no longer supports?|unsupported)\b[^.\n]{0,40}?(?:cuda|compute) capabilit",
        _NO_KERNELS),
-    _s(Sig.SM_INCOMPATIBLE, "is not compatible with the current pytorch", r"sm_\d+\s+is not compatible with the current PyTorch",
+    _s(Sig.SM_INCOMPATIBLE, "is not compatible with", r"sm_\d+\)?\s+is not compatible with (?:the )?current PyTorch",
        "the GPU's architecture is not in the torch build's arch list", WARN),
     # the same told in words: "an older torch, which does not support sm120 (Blackwell)"
     _s(Sig.SM_INCOMPATIBLE, "support sm", r"\b(?:does not|doesn'?t|do not|don'?t|did not|didn'?t|no longer|not)\s+"
@@ -138,6 +145,10 @@ CATALOGUE: Tuple[Signature, ...] = (
     # a CUDA runtime newer than the driver's libcuda: "libcuda.so.418.74: undefined symbol: cuCtxCreate_v3"
     _s(Sig.DRIVER_INSUFFICIENT, "undefined symbol: cu", r"libcuda\.so[\w.]*:\s*undefined symbol: cu[A-Z]\w*",
        "the NVIDIA driver's libcuda lacks an entry point the program's CUDA runtime needs: the driver is too old"),
+    # NGC images' entrypoint: "This container was built for NVIDIA Driver Release 450.36 or later, but version 440.100 was
+    # detected and compatibility mode is UNAVAILABLE."
+    _s(Sig.DRIVER_INSUFFICIENT, "this container was built for nvidia driver release", r"This container was built for NVIDIA "
+       r"Driver Release \d+(?:\.\d+)* or later", _IMAGE_DRIVER, INIT),
     _s(Sig.DRIVER_INSUFFICIENT, "unsatisfied condition: cuda", r"requirement error: unsatisfied condition: cuda\s*>=\s*\d+\.\d+",
        _IMAGE_DRIVER, INIT),
     _s(Sig.DRIVER_TOO_OLD, "driver on your system is too old", r"NVIDIA driver on your system is too old(?: \(found version \d+\))?",
@@ -193,7 +204,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        _E802, INIT),
     _s(Sig.ERR_803, "803", r"\bError 803\b", _E803, INIT),
     _s(Sig.ERR_803, "unsupported display driver", r"unsupported display driver / cuda driver combination", _E803, INIT),
-    _s(Sig.ERR_804, "804", r"\bError 804\b", _E804, INIT),
+    _s(Sig.ERR_804, "804", r"\bError 804\b|\bcuInit\(0\) returned 804\b", _E804, INIT),
     _s(Sig.ERR_804, "forward compatibility", r"forward compatibility was attempted on non supported HW", _E804, INIT),
     _s(Sig.ERR_999, "999", r"\bError 999\b", _E999, INIT),
     _s(Sig.ERR_999, "unknown", r"CUDA unknown error|cudaErrorUnknown|CUDA error: unknown error|"
@@ -223,6 +234,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.SMI_NO_DRIVER, "communicate with the", r"nvidia-smi[^.\n]{0,40}?\b(?:cannot|can'?t|couldn'?t|could not|unable to|"
        r"fails? to)\s+communicate with the (?:NVIDIA )?driver", "no NVIDIA driver is loaded (nvidia-smi, as retold)",
        "driver.smi_error_text"),
+    _s(Sig.SMI_NO_DRIVER, "nvidia-smi", r"nvidia-smi[^.\n]{0,60}?\b(?:cannot|can'?t|couldn'?t|could not|unable to|fails? to)\s+"
+       r"find the (?:NVIDIA )?driver", "no NVIDIA driver is loaded (nvidia-smi, as retold)", "driver.smi_error_text"),
     _s(Sig.SMI_NO_DRIVER, "nvidia-smi", r"nvidia-smi`?:? (?:command )?not found|nvidia-smi`?[^\n]{0,16}?\bcommand not found|'nvidia-smi' is not recognized as an internal "
        r"or external command|The term 'nvidia-smi' is not recognized",
        "nvidia-smi is not installed: no NVIDIA driver is installed here (or the container was started without it)",
@@ -316,6 +329,10 @@ CATALOGUE: Tuple[Signature, ...] = (
     # tiny-cuda-nn's setup script, which asks torch for the GPU's compute capability
     _s(Sig.EXT_BUILD_NO_CUDA, "with the cuda backend", r"(?:requires|install) PyTorch (?:to be installed )?with the CUDA backend",
        _EXT_SETUP),
+    # mmcv's ops compiled without CUDA: "nms_impl: implementation for device cuda:0 not found"
+    _s(Sig.EXT_BUILD_NO_CUDA, "implementation for device cuda", r"\b\w+_impl: implementation for device cuda(?::\d+)? not found",
+       "the extension's ops were compiled without CUDA (mmcv-lite, or a build that found no CUDA toolkit): only their "
+       "CPU implementation exists"),
     _s(Sig.EXT_BUILD_NO_CUDA, "unknown compute capability", r"Unknown compute capability\. Specify the target compute",
        _EXT_SETUP),
     _s(Sig.CUDA_HOME_UNSET, "cuda_home", r"CUDA_HOME environment variable is not set|"
@@ -355,8 +372,13 @@ CATALOGUE: Tuple[Signature, ...] = (
        _CUDNN_PATH),
     _s(Sig.CUDNN_MISSING, "cudnn is not found", r"\bcuDNN is not found\b",
        _CUDNN_PATH),
-    _s(Sig.CUDNN_MISSING, "able to be loaded", r"CUDA_PATH is set but CUDA wasn'?t able to be loaded",
+    _s(Sig.CUDNN_MISSING, "able to be loaded", r"CUDA[_ ]PATH is set but CUDA wasn'?t able to be loaded",
        "onnxruntime's CUDA provider cannot load the CUDA and cuDNN libraries of the versions it was built for"),
+    # CTranslate2 (faster-whisper, WhisperX): "Library cublas64_12.dll is not found or cannot be loaded"
+    _s(Sig.CUDNN_MISSING, "is not found or cannot be loaded", r"Library (?:lib)?cudnn\w*\.(?:dll|so[\w.]*) is not found or "
+       r"cannot be loaded", _CT2),
+    _s(Sig.LIB_MISSING, "is not found or cannot be loaded", r"Library (?:lib)?(?:cublas\w*|cudart\w*|cufft\w*|curand\w*|"
+       r"cusparse\w*|nvrtc\w*)\.(?:dll|so[\w.]*) is not found or cannot be loaded", _CT2),
     _s(Sig.LIBRARY_CPU, "cudaexecutionprovider not available", r"CUDAExecutionProvider not available", _LIB_CPU),
     _s(Sig.CUDNN_MISSING, "could not load dynamic library", r"Could not load dynamic library '(?:lib)?cudnn[\w.-]*\.(?:dll|so[\w.]*)'",
        _CUDNN_PATH),
@@ -367,7 +389,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.LIB_MISSING, "cannot open shared object file", r"lib(?:cu|nv|nccl|torch_cuda|c10_cuda|caffe2_nvrtc)[\w-]*[.,]so[\w.]*: cannot open shared object file",
        _LIB, IMPORT),
     _s(Sig.LIB_MISSING, "importerror: lib", r"ImportError: lib(?:cudart|cublas\w*|cudnn\w*|nvrtc|cufft|curand|cusparse|"
-       r"cusolver|nvToolsExt|nccl)\.so[\d.]*\s*$", _LIB, IMPORT),
+       r"cusolver|nvToolsExt|nccl)\.so[\d.]*(?::\s*cannot(?: open)?)?\s*$", _LIB, IMPORT),
     # NVRTC compiling a fused kernel at run time (TorchScript, libtorch) finds no builtins library of its version
     _s(Sig.LIB_MISSING, "libnvrtc-builtins", r"nvrtc: error: failed to open libnvrtc-builtins[\w.-]*",
        _LIB),
@@ -408,6 +430,11 @@ CATALOGUE: Tuple[Signature, ...] = (
        "a compiled CUDA extension calls a CUDA runtime function that the loaded libcudart lacks (built with a newer "
        "toolkit)"),
     # apex's setup.py: its check of nvcc's CUDA against torch's, and the error it raises
+    # cudaSetupArgument left the CUDA runtime in 10.1: an extension compiled by an older nvcc, loaded beside torch's newer
+    # runtime
+    _s(Sig.EXT_TOOLKIT, "undefined symbol: cudasetupargument", r"undefined symbol: cudaSetupArgument\b",
+       "the extension was compiled by a CUDA 10.0 or older nvcc (cudaSetupArgument left the CUDA runtime in 10.1) and "
+       "loads beside torch's newer CUDA runtime"),
     _s(Sig.EXT_TOOLKIT, "check_cuda_torch_binary_vs_bare_metal", r"\bcheck_cuda_torch_binary_vs_bare_metal\b",
        _APEX_NVCC),
     _s(Sig.EXT_TOOLKIT, "does not match the version used to compile pytorch binaries", r"Cuda extensions are being compiled "
@@ -448,6 +475,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"torch\.cuda\.is_available\(\)[^.\n]{1,40}?\b(?:returns?|gives|prints|shows)\s+[`*\"']*False\b",
        _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "no gpu being used", r"No GPU being used\. Careful, inference might be very slow", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cuda unavailable", r"CUDA unavailable, invalid device", _UNAVAILABLE),  # YOLOv5's check
     # a program asserting that CUDA is available: "AssertionError: CUDA must be available in order to use Deep Daze"
     _s(Sig.CUDA_UNAVAILABLE, "assertionerror", r"AssertionError: CUDA (?:must be|is not|isn't|not) availa\w*|"
@@ -508,6 +536,10 @@ CATALOGUE: Tuple[Signature, ...] = (
        _ASSERT, healthy=True),
     _s(Sig.CONDA_NO_CUDA, "resolvepackagenotfound", r"ResolvePackageNotFound:\s*-\s*(?:cudatoolkit|pytorch-cuda|cuda-\w+)"
        r"(?:=|\b)", "conda finds no CUDA package for this platform (NVIDIA's CUDA packages exist for Linux and Windows)"),
+    _s(Sig.NCCL_NOT_BUILT, "nccl built in", r"Distributed package doesn'?t have NCCL built in",
+       _NO_NCCL),
+    _s(Sig.NCCL_NOT_BUILT, "nccl support is not compiled", r"NCCL support is not compiled",
+       _NO_NCCL),
     _s(Sig.NCCL_CUDA, "ncclunhandledcudaerror", r"ncclUnhandledCudaError",
        _NCCL_CUDA),
     _s(Sig.NCCL_CUDA, "unhandled cuda error", r"NCCL[^\n]*unhandled cuda error",
@@ -598,6 +630,10 @@ CATALOGUE: Tuple[Signature, ...] = (
        healthy=True),
     _s(Sig.DTYPE_MISMATCH, "expected scalar type", r"expected scalar type (?:Half|Float|BFloat16|Double) but found "
        r"(?:Half|Float|BFloat16|Double)", "the GPU works; the code mixes tensor dtypes (half and float)", healthy=True),
+    _s(Sig.NVRTC_WORKAROUND, "applied workaround for cudnn issue", r"Applied workaround for CuDNN issue, install nvrtc\.so",
+       "the GPU works; torch found no unversioned libnvrtc.so for a cuDNN path and applied its workaround", healthy=True),
+    _s(Sig.LOADER_SHM, "is killed by signal: bus error", r"DataLoader worker \(pid \d+\) is killed by signal: Bus error",
+       "the GPU is not involved: DataLoader workers ran out of shared memory", healthy=True),
     _s(Sig.LOADER_SHM, "unexpected bus error encountered in worker", r"Unexpected bus error encountered in worker",
        "the GPU is not involved: DataLoader workers ran out of shared memory", healthy=True),
     _s(Sig.FORKED_CUDA, "cannot re-initialize cuda in forked subprocess", r"Cannot re-initialize CUDA in forked subprocess",

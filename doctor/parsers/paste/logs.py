@@ -41,11 +41,23 @@ def launcher_versions(segment: Segment) -> Iterator[Observation]:
 
 
 _DEVICE = re.compile(r"\bUsing torch device:\s*(.+?)\s*$")
+# Ultralytics' start-up line: "YOLOv5 🚀 2021-10-25 torch 1.10.0 CUDA:0 (NVIDIA GeForce GTX 1660 Ti, 6143.6875MB)",
+# "Ultralytics YOLOv8.0.196 🚀 Python-3.10.12 torch-2.0.1+cu118 CUDA:0 (NVIDIA GeForce RTX 3090, 24260MiB)"
+_YOLO_DEVICE = re.compile(r"\btorch[- ]v?(\d{1,2}\.\d{1,3}\.\d{1,3}(?:\+\w{1,12})?)\s+CUDA:\d{1,2} \(([^,()]{1,80}),\s*"
+                          r"\d{1,7}(?:\.\d{1,6})?\s?Mi?B\)")
 
 
 def launcher_devices(segment: Segment) -> Iterator[Observation]:
-    """A launcher's "Using torch device: <name>": an NVIDIA name is a GPU that torch uses."""
+    """A launcher's "Using torch device: <name>", or Ultralytics' "torch-2.0.1+cu118 CUDA:0 (<name>, 24260MiB)": an
+    NVIDIA name there is a GPU that torch uses."""
     for line in segment.lines:
+        if "CUDA:" in line.text and "torch" in line.text:
+            yolo = _YOLO_DEVICE.search(line.text)
+            if yolo and gpu_info(yolo.group(2)) is not None:
+                yield observe("torch.version", yolo.group(1), segment, line, "Ultralytics log")
+                yield observe("gpus", (None, yolo.group(2).strip()), segment, line, "Ultralytics log")
+                yield observe("torch.is_available", True, segment, line, "Ultralytics log")
+            continue
         if "torch device" not in line.text:
             continue
         m = _DEVICE.search(line.text)

@@ -17,7 +17,8 @@ _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]*"
 _VERSION = r"\d[\w.!+-]*"
 _FREEZE = re.compile(rf"^\s*(?:\[pip\d?\]\s+|-\s+)?({_NAME})\s*==\s*({_VERSION})\s*$")
 _CONDA_EXPORT = re.compile(rf"^\s*-\s+(?:[\w-]+::)?({_NAME})=({_VERSION})=(\S+)\s*$")  # conda env export
-_LIST = re.compile(rf"^\s*({_NAME})\s+({_VERSION})(?:\s+(\S+))?(?:\s+(\S+))?\s*$")
+# conda's own packages may start with "_" ("_pytorch_select", "_libgcc_mutex")
+_LIST = re.compile(rf"^\s*(_?{_NAME})\s+({_VERSION})(?:\s+(\S+))?(?:\s+(\S+))?\s*$")
 _PLAN_NAME = re.compile(rf"^{_NAME}$")
 # mamba's and micromamba's plan table: "  + pytorch   2.1.0  cpu_generic_py311h6b1a1b0_0  conda-forge/linux-64   60MB"
 _MAMBA_ROW = re.compile(rf"^\s*\+\s+({_NAME})\s+({_VERSION})\s+(\S+)\s+([\w.-]+)/[\w-]+(?:\s|$)")
@@ -33,6 +34,9 @@ _RELEVANT = re.compile(
 )
 _TORCH_NAMES = {"torch": "torch", "pytorch": "torch", "pytorch-nightly": "torch", "torch-nightly": "torch"}
 _CPU_PACKAGES = frozenset({"pytorch-cpu", "cpuonly"})  # conda-forge's CPU metapackage, the pytorch channel's CPU pin
+# the variant selectors of conda's channels, whose build names the variant: "_pytorch_select 0.1 cpu_0" (defaults),
+# "pytorch-mutex 1.0 cpu" (the pytorch channel)
+_SELECTORS = frozenset({"-pytorch-select", "pytorch-mutex"})
 
 
 def _is_header(text: str) -> Optional[str]:
@@ -128,6 +132,8 @@ def _conda_row(name: str, version: str, build: str, channel: str, segment: Segme
                fmt: str) -> Iterator[Observation]:
     """A conda package with its build string: for torch the build names CUDA or the CPU."""
     yield from _dist(name, version, segment, line, fmt)
+    if canonicalize_name(name) in _SELECTORS and (build == "cpu" or build.startswith("cpu_")):
+        yield observe("torch.cuda_compiled", False, segment, line, fmt)
     if _TORCH_NAMES.get(canonicalize_name(name)) == "torch" and channel != "pypi":
         cuda = conda_build_cuda(build)
         if cuda == "cpu":

@@ -116,6 +116,9 @@ _DRIVER_STATED = re.compile(r"\bdriver(?:\s+version)?(?:\s+is|\s*[:=(])?[)\s]*v?
 BUILD_SAID = "torch.build_said"  # "ships PyTorch 2.4.1 with CUDA 11.8": used only where nothing else gives the torch
 _TORCH_WITH_CUDA = re.compile(r"\b(?:py)?torch\s+v?(\d{1,2}\.\d{1,3}\.\d{1,3})\s+(?:with|and|built (?:with|for|against)|for|on)\s+"
                               r"CUDA\s+(\d{1,2})\.(\d)\b", re.I)
+# a build named with its wheel tag, "PyTorch 2.1.2 + cu118", or a torch.__version__ answer retold: "That returned 2.7.1+CPU"
+_TORCH_TAGGED = re.compile(r"(?<![\w/\\.-])(?:(?:[Pp]y)?[Tt]orch\s+v?|(?:returned|returns|printed|prints|gave|gives|showed|shows|says|said|"
+                           r"got|answered)\s+[`'\"*]*)(\d{1,2}\.\d{1,3}\.\d{1,3})\s*\+\s*(cu\d{2,3}|cpu)\b(?![/\\.-])", re.I)
 
 
 def stated_versions(segment: Segment) -> Iterator[Observation]:
@@ -126,6 +129,9 @@ def stated_versions(segment: Segment) -> Iterator[Observation]:
         if "orch" in text and "CUDA" in text.upper():
             for m in _TORCH_WITH_CUDA.finditer(text):
                 yield observe(BUILD_SAID, f"{m.group(1)}+cu{m.group(2)}{m.group(3)}", segment, line, "prose")
+        if "+" in text and not _COMMAND.match(text):
+            for m in _TORCH_TAGGED.finditer(text):
+                yield observe(BUILD_SAID, f"{m.group(1)}+{m.group(2).lower()}", segment, line, "prose")
         if ("river" in text or "RIVER" in text) and "NVIDIA-SMI" not in text:
             for m in _DRIVER_STATED.finditer(text):
                 yield observe(DRIVER_SAID, m.group(1), segment, line, "prose")
@@ -143,10 +149,14 @@ def said_build(facts: Facts, observations: List[Observation]) -> Facts:
     if facts.torch.version or first is None:
         return facts
     torch = dataclasses.replace(facts.torch, version=first.value)
+    paths: Tuple[str, ...] = ("torch.version",)
+    if first.value.endswith("+cpu"):
+        torch = dataclasses.replace(torch, cuda_compiled=False)
+        paths += ("torch.cuda_compiled",)
     extra = facts.extra + (("paste.line.torch.version", f"{first.line}: {first.quote}"),
                            ("inferred.torch.version", f"line {first.line}: a sentence names torch {first.value}"))
     return dataclasses.replace(facts, torch=torch, extra=extra,
-                               inferred=tuple(dict.fromkeys(facts.inferred + ("torch.version",))))
+                               inferred=tuple(dict.fromkeys(facts.inferred + paths)))
 
 
 def said_driver(facts: Facts, observations: List[Observation]) -> Facts:

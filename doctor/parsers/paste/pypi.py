@@ -117,8 +117,8 @@ def windows_cpu_wheel(facts: Facts, observations: Iterable[Observation],
     system = facts.platform.system
     windows = system == "Windows" or (system is None and any(o.path == WINDOWS_SAID for o in seen))
     if (not windows or "+" in (t.version or "") or t.cuda or t.hip or t.cuda_compiled is not None
-            or t.import_error or t.init_error):
-        return facts, []
+            or t.import_error or t.init_error or t.is_available is True):
+        return facts, []  # torch shown using CUDA is no CPU wheel, whatever its version says
     if t.version and not any(o.path == CONDA_TORCH for o in seen):
         source = next((o.fmt for o in seen if o.path in ("torch.version", NOW) and o.value == t.version), None)
         if source in _PIP_SOURCES:

@@ -82,6 +82,8 @@ class Sig(enum.Enum):
     BF16_UNSUPPORTED = "bfloat16-needs-ampere"
     FP16_SLOW = "float16-not-efficient"  # CTranslate2 (faster-whisper): the GPU has no fast float16
     CUDNN_PLAN = "cudnn-plan-declined"
+    HIP_NO_KERNEL = "hip-no-kernel"  # a ROCm build without kernels for the AMD GPU's gfx target
+    NCCL_NOT_BUILT = "nccl-not-built"  # the nccl backend asked of a torch without NCCL (Windows, macOS, CPU builds)
     LIBRARY_CPU = "library-cpu-build"  # onnxruntime, JAX, DGL, PaddlePaddle installed as their CPU-only packages
     TV_OPS_UNIMPORTED = "torchvision-ops-not-imported"  # torch.ops.torchvision.* called where torchvision was not imported
     CUDNN_INFER_WARNING = "cudnn-cnn-infer-warning"  # torch's cuDNN frontend warning: one plan refused, another used
@@ -94,5 +96,6 @@ class Sig(enum.Enum):
     SPAWN_GUARD = "spawn-without-main-guard"
     FORKED_CUDA = "cuda-in-forked-subprocess"
     LOADER_SHM = "dataloader-shared-memory"
-    DTYPE_MISMATCH = "tensors-of-different-dtypes"  # "expected scalar type Half but found Float": the code's dtypes  # DataLoader workers out of shared memory (a container's small /dev/shm)  # CUDA started in a process that then forks workers
+    NVRTC_WORKAROUND = "cudnn-nvrtc-workaround"  # torch's cuDNN path without an unversioned libnvrtc.so: a warning
+    DTYPE_MISMATCH = "tensors-of-different-dtypes"  # "expected scalar type Half but found Float": the code's dtypes
     GPU_LOADED = "model-loaded-on-gpu"

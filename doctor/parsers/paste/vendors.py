@@ -1,5 +1,5 @@
 """An AMD GPU as a paste shows it (gfx names, Radeon and Instinct models, rocminfo, /dev/kfd), ROCm installs, and
-Intel GPUs by their model names (``paste.intel_gpu``).
+Intel GPUs and Huawei's Ascend NPUs by their model names (``paste.intel_gpu``, ``paste.ascend_npu``).
 
 The AMD GPU is recorded as ``paste.amd_gpu`` notes (the evidence, one per kind); a torch install from a
 download.pytorch.org index as ``paste.rocm_index`` (a ROCm variant, "rocm6.0") or ``paste.torch_index``
@@ -34,6 +34,8 @@ _INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/|test/)?(rocm\d+(?:\
 # an Intel GPU: integrated HD/UHD/Iris graphics or an Arc card ("Intel(R) UHD Graphics 620", "Intel Arc A770")
 _INTEL_GPU = re.compile(r"\bIntel(?:\(R\))?\s+(?:(?:U?HD|Iris(?:\(R\))?(?:\s+(?:Xe|Plus|Pro))?)(?:\(TM\))?\s+Graphics"
                         r"(?:\s+\d{3,4})?|Arc(?:\(TM\))?\s+[AB]\d{3}M?)\b", re.I)
+# a Huawei Ascend NPU: "Atlas 300I Pro", "Ascend 910B", "昇腾910"
+_ASCEND = re.compile(r"\b(?:Huawei\s+)?(?:Ascend|Atlas)\s?\d{3}[A-Za-z]?(?:\s?(?:Pro|Duo))?\b|昇腾\s?\d{3}[A-Za-z]?", re.I)
 _NVIDIA_NAME = re.compile(r"\b(?:GeForce|RTX ?\d{4}|GTX ?\d{3,4}|Quadro|Tesla|NVIDIA [AHLTV]\d{1,3})\b")
 
 
@@ -89,6 +91,10 @@ def amd_gpu(segment: Segment) -> Iterator[Observation]:
         m = _INTEL_GPU.search(text) if "ntel" in text or "NTEL" in text else None
         if m:
             found.append(("intel_gpu", m.group()[:60], "Intel GPU"))
+        m = _ASCEND.search(text) if ("tlas" in text or "scend" in text or "TLAS" in text or "SCEND" in text
+                                     or "昇腾" in text) else None
+        if m:
+            found.append(("ascend_npu", m.group()[:60], "Ascend NPU"))
         m = _INDEX.search(text) if "download.pytorch.org" in text else None
         m = m or (_INDEX_SAID.search(text) if "index" in text else None)
         if m:

@@ -1,0 +1,163 @@
+"""More of what pastes say in their own words: CTranslate2's loader, NGC images' driver banner, mmcv's ops without
+CUDA, Bark's check, NCCL asked of a torch without it, HIP's invalid device function, a DataLoader bus error; conda's
+CPU variant selector, a torch build named with its wheel tag or retold, Ultralytics' start-up line, collect_env
+that could not run nvidia-smi, and Huawei's Ascend NPUs."""
+
+from __future__ import annotations
+
+from typing import Dict, List
+
+import pytest
+
+from gpudoctor.model import Finding, Severity
+from gpudoctor.parsers.report import load_facts
+from gpudoctor.registry import discover
+from gpudoctor.render.diagnosis import answer
+from gpudoctor.runner import run_checks
+
+
+def _found(text: str) -> Dict[str, Finding]:
+    report = run_checks(discover(plugins=False), load_facts(text, "in.txt"))
+    return {f.code: f for f in report.findings() if f.severity in (Severity.ERROR, Severity.WARNING)}
+
+
+def _codes(text: str) -> List[str]:
+    return list(_found(text))
+
+
+@pytest.mark.parametrize("text, code", [
+    ("[2025-01-02 10:00:00] Transcribe failed: Library cublas64_12.dll is not found or cannot be loaded\n",
+     "paste.cuda-lib-missing"),
+    ("RuntimeError: Library libcublas.so.12 is not found or cannot be loaded\n", "paste.cuda-lib-missing"),
+    ("Could not load library cudnn_ops_infer64_8.dll. Error code 126\n"
+     "RuntimeError: Library cudnn_ops64_9.dll is not found or cannot be loaded\n", "paste.cudnn-missing"),
+    ("RuntimeError: C:\\a\\_work\\onnxruntime_pybind_state.cc:857 onnxruntime::python::CreateExecutionProviderInstance "
+     "CUDA PATH is set but CUDA wasnt able to be loaded. Please install the correct version of CUDA and cuDNN\n",
+     "paste.cudnn-missing"),
+    ("ERROR: This container was built for NVIDIA Driver Release 530.30 or later, but\n"
+     "       version 470.82.01 was detected and compatibility mode is UNAVAILABLE.\n",
+     "paste.driver-insufficient"),
+    ("       [[CUDA Driver UNAVAILABLE (cuInit(0) returned 804)]]\n", "paste.error-804"),
+    ("Traceback (most recent call last):\n  File \"det.py\", line 9, in <module>\n    keep = nms(boxes, scores, 0.5)\n"
+     "RuntimeError: nms_impl: implementation for device cuda:0 not found.\n", "paste.extension-build-without-cuda"),
+    ("No GPU being used. Careful, inference might be very slow!\n", "paste.cuda-unavailable"),
+    ("ImportError: libcudart.so.10.1: cannot open\n", "paste.cuda-lib-missing"),
+    ("My RTX 5080 (sm_120) is not compatible with current PyTorch installation, it says.\n", "paste.sm-incompatible"),
+    ("After a reboot nvidia-smi gives errors saying it can't find the NVIDIA driver.\n", "paste.smi-no-driver"),
+    ("ImportError: /opt/conda/lib/python3.8/site-packages/my_ops/_ext.cpython-38-x86_64-linux-gnu.so: undefined "
+     "symbol: cudaSetupArgument\n", "paste.extension-toolkit-mismatch"),
+])
+def test_programs_words_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+def test_a_dataloader_killed_by_a_bus_error_is_a_healthy_install() -> None:
+    text = ("RuntimeError: DataLoader worker (pid 1234) is killed by signal: Bus error. It is possible that dataloader's "
+            "workers are out of shared memory. Please try to raise your shared memory limit.\n")
+    facts = load_facts(text, "in.txt")
+    assert "dataloader-shared-memory" in [v for k, v in facts.extra if k == "paste.signature"]
+    assert not [f for f in _found(text).values() if f.severity is Severity.ERROR]
+
+
+@pytest.mark.parametrize("where, lead", [
+    ("C:\\Users\\me\\llama> torchrun --nproc_per_node 1 chat.py\n", "paste.nccl-not-built"),
+    ("/Users/me/projects/app/train.py on my MacBook Pro\n", "paste.macos-no-cuda"),
+])
+def test_nccl_asked_of_a_torch_without_it_is_named_and_on_a_mac_is_the_mac(where: str, lead: str) -> None:
+    text = where + ("/opt/venv/lib/python3.12/site-packages/torch/distributed/distributed_c10d.py:633: UserWarning: "
+                    "Attempted to get default timeout for nccl backend, but NCCL support is not compiled\n"
+                    "RuntimeError: Distributed package doesn't have NCCL built in\n")
+    a = answer(run_checks(discover(plugins=False), load_facts(text, "in.txt")))
+    assert a.lead is not None and a.lead.code == lead
+
+
+def test_hips_invalid_device_function_is_the_rocm_builds_gfx_target_not_a_cuda_build() -> None:
+    text = ("Device: AMD Radeon RX 6700S\nRuntimeError: HIP error: invalid device function\n"
+            "HIP kernel errors might be asynchronously reported at some other API call\n")
+    a = answer(run_checks(discover(plugins=False), load_facts(text, "in.txt")))
+    assert a.lead is not None and a.lead.code == "paste.hip-no-kernel"
+    assert a.lead.fix is not None and "HSA_OVERRIDE_GFX_VERSION" in a.lead.fix.text
+    assert not any("cu12" in command for command in a.lead.fix.commands)
+
+
+@pytest.mark.parametrize("row", ["_pytorch_select          0.1                       cpu_0",
+                                 "pytorch-mutex             1.0                         cpu    pytorch"])
+def test_condas_cpu_variant_selector_makes_torch_a_cpu_build(row: str) -> None:
+    text = ("# Name                    Version                   Build  Channel\n"
+            "_libgcc_mutex             0.1                        main\n" + row + "\n")
+    assert load_facts(text, "in.txt").torch.cuda_compiled is False
+    gpu = ("# Name                    Version                   Build  Channel\n"
+           "_pytorch_select          0.2                       gpu_0\n")
+    assert load_facts(gpu, "in.txt").torch.cuda_compiled is None
+
+
+@pytest.mark.parametrize("sentence, version", [
+    ("I followed the docs and installed PyTorch 2.1.2 + cu118 in the env.", "2.1.2+cu118"),
+    ("Checked the version in the venv. That returned 2.7.1+CPU and not the CUDA one.", "2.7.1+cpu"),
+    ("torch.__version__ printed `2.4.0+cu121` for me", "2.4.0+cu121"),
+])
+def test_a_build_named_with_its_tag_or_retold_is_the_torch_where_nothing_else_names_it(sentence: str,
+                                                                                      version: str) -> None:
+    facts = load_facts(sentence + "\n", "in.txt")
+    assert facts.torch.version == version
+    assert facts.is_inferred("torch.version")
+    assert facts.torch.cuda_compiled is (False if version.endswith("+cpu") else True)
+
+
+def test_a_build_in_an_install_command_is_not_the_installed_torch() -> None:
+    assert load_facts("$ pip install torch==2.1.2+cu118 --index-url x\n", "in.txt").torch.version is None
+
+
+def test_ultralytics_start_up_line_shows_torch_using_the_gpu() -> None:
+    text = ("Windows 10 laptop\n```\ntorch==1.10.0\n```\n"
+            "YOLOv5 \U0001F680 2021-10-25 torch 1.10.0 CUDA:0 (NVIDIA GeForce GTX 1660 Ti, 6143.6875MB)\n"
+            "image 1/1: 720x1280 (no detections)\n")
+    facts = load_facts(text, "in.txt")
+    assert facts.torch.is_available is True
+    assert [g.name for g in facts.gpus] == ["NVIDIA GeForce GTX 1660 Ti"]
+    assert "torch.cpu-build-on-gpu" not in _codes(text)  # PyPI's Windows wheel is CPU-only, but this one uses CUDA
+    v8 = "Ultralytics YOLOv8.0.196 Python-3.10.12 torch-2.0.1+cu118 CUDA:0 (NVIDIA GeForce RTX 3090, 24260MiB)\n"
+    assert load_facts(v8, "in.txt").torch.version == "2.0.1+cu118"
+
+
+_COLLECT_ENV = """\
+Collecting environment information...
+PyTorch version: 1.10.2
+Is debug build: False
+CUDA used to build PyTorch: 11.3
+ROCM used to build PyTorch: N/A
+
+OS: Ubuntu 20.04.3 LTS (x86_64)
+GCC version: (Ubuntu 9.4.0-1ubuntu1~20.04.1) 9.4.0
+Clang version: Could not collect
+CMake version: version 3.23.1
+Libc version: glibc-2.31
+
+Python version: 3.8.12 (default, Oct 12 2021, 13:49:34)  [GCC 7.5.0] (64-bit runtime)
+Python platform: Linux-5.4.0-81-generic-x86_64-with-glibc2.17
+Is CUDA available: {available}
+CUDA runtime version: 11.3.109
+GPU models and configuration: Could not collect
+Nvidia driver version: Could not collect
+cuDNN version: Could not collect
+HIP runtime version: N/A
+MIOpen runtime version: N/A
+
+Versions of relevant libraries:
+[pip3] torch==1.10.2
+"""
+
+
+def test_collect_env_without_nvidia_smi_on_linux_is_no_driver_where_torch_answers_false() -> None:
+    found = _found(_COLLECT_ENV.format(available="False"))
+    assert "driver.not-loaded" in found
+    assert "nvidia-smi" in found["driver.not-loaded"].summary
+    assert "driver.not-loaded" not in _found(_COLLECT_ENV.format(available="True"))
+
+
+def test_a_huawei_ascend_npu_named_alone_is_no_nvidia_gpu_and_points_at_torch_npu() -> None:
+    text = "推理时没有用上显卡。服务器上是一张华为 Atlas 300I Pro，24G 显存。\n"
+    a = answer(run_checks(discover(plugins=False), load_facts(text, "in.txt")))
+    assert a.lead is not None and a.lead.code == "platform.no-nvidia-gpu"
+    assert "Ascend" in a.lead.summary and a.lead.fix is not None and "torch_npu" in a.lead.fix.text
+    assert "platform.no-nvidia-gpu" not in _codes("An Atlas 300I Pro and an RTX 4090 in one server.\n")
