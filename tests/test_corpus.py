@@ -20,7 +20,7 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 HOLDOUT = CORPUS.parent / "reports-holdout"
 HOLDOUT_2 = CORPUS.parent / "reports-holdout-2"
 HOLDOUT_3 = CORPUS.parent / "reports-holdout-3"
-ROUNDS = [CORPUS.parent / f"reports-holdout-{n}" for n in range(4, 59)]
+ROUNDS = [CORPUS.parent / f"reports-holdout-{n}" for n in range(4, 63)]
 CORPORA = pytest.mark.parametrize("corpus", [CORPUS, HOLDOUT, HOLDOUT_2, HOLDOUT_3, *ROUNDS],
                                   ids=["reports", "holdout", "holdout-2", "holdout-3", "holdout-4", "holdout-5",
                                        "holdout-6", "holdout-7", "holdout-8", "holdout-9", "holdout-10",
@@ -38,7 +38,9 @@ CORPORA = pytest.mark.parametrize("corpus", [CORPUS, HOLDOUT, HOLDOUT_2, HOLDOUT
                                        "holdout-51", "holdout-52",
                                        "holdout-53", "holdout-54",
                                        "holdout-55", "holdout-56",
-                                       "holdout-57", "holdout-58"])
+                                       "holdout-57", "holdout-58",
+                                       "holdout-59", "holdout-60",
+                                       "holdout-61", "holdout-62"])
 
 
 @CORPORA
@@ -55,6 +57,22 @@ def test_no_report_is_in_two_corpora() -> None:
 
 
 OPEN = {
+    "krita-ai-diffusion-695-gtx950m-operation-not-supported.txt":
+        "the error only in a screenshot and the GPU named in a question: the torch the plugin installs is not shown",
+    "insightface-1824-onnxruntime-gpu-cpu-only.txt":
+        "onnxruntime-gpu's version alone, with no CUDA version and no message: the mismatch is not in the paste",
+    "deep-live-cam-1862-rtx5080-cuda-13-2-gpu-idle.txt":
+        "onnxruntime-gpu beside a CUDA 13 toolkit, with its CUDA provider listed as available: no message shows it fail",
+    "mmdetection-3974-undefined-symbol-cudasetupargument.txt":
+        "named as an extension built by an older nvcc than torch's CUDA, not as the missing CUDA_HOME the index lists",
+    "mmcv-2313-hpc-modules-cuda-home-11-7.txt":
+        "an install script only; the failing output was a screenshot",
+    "unsloth-2024-windows-conda-no-nvidia-gpu-found.txt":
+        "the CPU-only build said in a sentence that does not name torch",
+    "unsloth-3870-rtx5060-xformers-no-binary-zh.txt":
+        "prose only: xformers without binaries for the RTX 5060, with no output",
+    "so-vits-svc-fork-408-cuda-installed-gpu-not-detected.txt":
+        "prose only: an app that does not detect the GPU, with no torch output",
     "microk8s-4408-gpu-operator-pod-nvidia-smi.txt":
         "a Kubernetes pod spec and no error output: the missing runtimeClassName is not read from pod specs",
     "multitask-gnn-3-is-available-without-parentheses.txt":
