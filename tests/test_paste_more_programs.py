@@ -1,7 +1,9 @@
 """More of what pastes say in their own words: CTranslate2's loader, NGC images' driver banner, mmcv's ops without
 CUDA, Bark's check, NCCL asked of a torch without it, HIP's invalid device function, a DataLoader bus error; conda's
 CPU variant selector, a torch build named with its wheel tag or retold, Ultralytics' start-up line, collect_env
-that could not run nvidia-smi, and Huawei's Ascend NPUs."""
+that could not run nvidia-smi, and Huawei's Ascend NPUs; and the GPU messages of other popular programs (onnxruntime,
+TensorFlow, PaddlePaddle, xFormers, mmcv, AutoGPTQ, tiny-cuda-nn, DeepSpeed, nvcc, llama.cpp, ollama, vLLM,
+transformers, JAX, Triton, torch.compile, ComfyUI, Docker)."""
 
 from __future__ import annotations
 
@@ -49,6 +51,67 @@ def _codes(text: str) -> List[str]:
 ])
 def test_programs_words_are_named(text: str, code: str) -> None:
     assert code in _codes(text)
+
+
+@pytest.mark.parametrize("text, code", [
+    ("2024-05-01 [W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 CreateExecutionProviderInstance] Failed to "
+     "create CUDAExecutionProvider. Please reference https://onnxruntime.ai/docs/execution-providers/"
+     "CUDA-ExecutionProvider.html#requirements to ensure all dependencies are met.\n", "paste.cudnn-missing"),
+    ('onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error '
+     '126 "" when trying to load "C:\\venv\\Lib\\site-packages\\onnxruntime\\capi\\onnxruntime_providers_cuda.dll"\n',
+     "paste.cudnn-missing"),
+    ("W tensorflow/core/common_runtime/gpu/gpu_device.cc:1934] Cannot dlopen some GPU libraries. Please make sure the "
+     "missing libraries mentioned above are installed properly\n", "paste.cuda-lib-missing"),
+    ("RuntimeError: (PreconditionNotMet) The third-party dynamic library (cudnn64_8.dll) that Paddle depends on is not "
+     "configured correctly. (error code is 126)\n", "paste.cuda-lib-missing"),
+    ("ModuleNotFoundError: No module named 'mmcv._ext'\n", "paste.extension-build-without-cuda"),
+    ("CUDA extension not installed.\n", "paste.extension-build-without-cuda"),
+    ("OSError: Could not find compatible tinycudann extension for compute capability 89.\n", "paste.no-kernel-image"),
+    (">- DeepSpeed Op Builder: Installed CUDA version 12.4 does not match the version torch was compiled with 11.8, "
+     "unable to compile cuda/cpp extensions without a matching cuda version.\n", "paste.extension-toolkit-mismatch"),
+    ("/usr/local/cuda/include/crt/host_config.h:132:2: error: #error -- unsupported GNU version! gcc versions later than "
+     "12 are not supported!\n", "paste.nvcc-host-compiler"),
+    ("ERROR: CUDA kernel mul_mat_q has no device code compatible with CUDA arch 520. ggml-cuda.cu was compiled for: 520\n",
+     "paste.no-kernel-image"),
+    ("ggml_cuda_init: ggml was not compiled with any CUDA arch <= 750\n", "paste.no-kernel-image"),
+    ("I tensorflow/core/common_runtime/gpu/gpu_device.cc:1700] Ignoring visible gpu device (device: 0, name: GeForce GT "
+     "730, pci bus id: 0000:01:00.0, compute capability: 3.5) with Cuda compute capability 3.5. The minimum required Cuda "
+     "capability is 6.0.\n", "paste.gpu-too-old"),
+    ("ValueError: The quantization method fp8 is not supported for the current GPU. Minimum capability: 89. Current "
+     "capability: 86.\n", "paste.gpu-too-old"),
+    ("AssertionError: libcuda.so cannot found!\n", "paste.libcuda-missing"),
+    ('time=2025-01-02T10:00:00 level=INFO source=gpu.go:221 msg="no compatible GPUs were discovered"\n',
+     "paste.cuda-unavailable"),
+    ("No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'\n", "paste.cuda-unavailable"),
+    ("RuntimeError: Failed to infer device type\n", "paste.cuda-unavailable"),
+    ("RuntimeError: No GPU found. A GPU is needed for quantization.\n", "paste.cuda-unavailable"),
+    ("RuntimeError: GPU is required to run AWQ quantized model.\n", "paste.cuda-unavailable"),
+    ("Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices.\n", "paste.cuda-unavailable"),
+    ("warning: not compiled with GPU offload support, --gpu-layers option will be ignored\n", "paste.library-cpu-build"),
+    ('WARNING: this card most likely does not support cuda-malloc, if you get "CUDA error" please run ComfyUI with: '
+     '--disable-cuda-malloc\n', "paste.cuda-malloc-unsupported"),
+    ("E0101 Loaded runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0.  CuDNN library needs to have matching "
+     "major version and equal or higher minor version.\n", "paste.cudnn-version-mismatch"),
+    ("docker: Error response from daemon: unknown or invalid runtime name: nvidia.\n", "paste.docker-no-gpu-driver"),
+])
+def test_other_programs_gpu_messages_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+@pytest.mark.parametrize("text, sig", [
+    ("modules.devices.NansException: A tensor with all NaNs was produced in Unet. This could be either because there's "
+     "not enough precision to represent the picture, or because your video card does not support half type.\n",
+     "nans-in-half-precision"),
+    ("RuntimeError: Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU compiler, which is used "
+     "as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.0\n",
+     "gpu-too-old-for-triton"),
+    ("A matching Triton is not available, some optimizations will not be enabled\n"
+     "Traceback (most recent call last):\nModuleNotFoundError: No module named 'triton'\n", "triton-not-available"),
+])
+def test_warnings_of_a_working_gpu_are_healthy_notes(text: str, sig: str) -> None:
+    facts = load_facts(text, "in.txt")
+    assert sig in [v for k, v in facts.extra if k == "paste.signature"]
+    assert not [f for f in _found(text).values() if f.severity is Severity.ERROR]
 
 
 def test_a_dataloader_killed_by_a_bus_error_is_a_healthy_install() -> None:

@@ -191,6 +191,15 @@ CAUSES: Dict[str, Cause] = {
                            "onnxruntime, TensorFlow), install the cuDNN major it was built for and put its folder on "
                            "PATH (Windows) or LD_LIBRARY_PATH (Linux); the nvidia-cudnn-cuNN wheel of that major works.",
                            ("pip list | grep -i nvidia", *REINSTALL)),
+    "cuda-malloc-unsupported": Cause(W, "the GPU or its driver does not support cudaMallocAsync, which ComfyUI turns on "
+                                        "by default",
+                                     "Start ComfyUI with --disable-cuda-malloc (or remove backend:cudaMallocAsync from "
+                                     "PYTORCH_CUDA_ALLOC_CONF)."),
+    "nvcc-host-compiler": Cause(E, "nvcc refuses the host compiler: the gcc or Visual Studio is newer than this CUDA "
+                                   "toolkit supports",
+                                "Build with a host compiler this CUDA toolkit supports (for gcc: install an older one and "
+                                "point the build at it with CC and CXX, e.g. CC=gcc-12 CXX=g++-12), or install a newer "
+                                "CUDA toolkit that supports this one.", ("nvcc --version", "gcc --version")),
     "hip-no-kernel": Cause(E, "the ROCm build of torch (or an extension) has no kernels for this AMD GPU's gfx target",
                            "Use a ROCm build whose arch list names the GPU's gfx target (torch.cuda.get_arch_list(), "
                            "rocminfo). For an RDNA 2 or 3 card the build lacks (gfx1031, gfx1032, gfx1035, gfx1103, "

@@ -170,6 +170,21 @@ RUNNING: Dict[str, Cause] = {
                                       "Not an installation problem: give the container more shared memory (docker run "
                                       "--shm-size=8g, or --ipc=host), or use fewer DataLoader workers (num_workers=0).",
                                       ("df -h /dev/shm",)),
+    "gpu-too-old-for-triton": Cause(NOTE, "the CUDA environment works, but torch.compile's Triton backend needs "
+                                          "compute capability 7.0 or newer and this GPU is older",
+                                    "Run the program without torch.compile (its option for that, or TORCHDYNAMO_DISABLE=1 "
+                                    "in the environment), or use a GPU of compute capability 7.0 or newer.",
+                                    ('python -c "import torch; print(torch.cuda.get_device_name(), '
+                                     'torch.cuda.get_device_capability())"',)),
+    "nans-in-half-precision": Cause(NOTE, "the CUDA environment works: the model produced NaNs in half precision (common "
+                                          "on GTX 16xx cards and with some models)",
+                                    "Not an installation problem: run the model in full precision for the parts that "
+                                    "overflow (the web UI's --no-half or --no-half-vae, or its 'upcast cross attention' "
+                                    "setting)."),
+    "triton-not-available": Cause(NOTE, "the CUDA environment works: xFormers found no matching Triton (none is published "
+                                        "for Windows), so only its Triton kernels are off (a warning)",
+                                  "Nothing needs fixing; on Linux, installing the triton release that matches torch turns "
+                                  "those kernels on.", ("pip show triton",)),
     "cudnn-nvrtc-workaround": Cause(NOTE, "the CUDA environment works: torch found no unversioned libnvrtc.so for one "
                                           "of cuDNN's paths, applied its workaround and went on (a warning)",
                                     "Nothing needs fixing; to silence the warning, make libnvrtc.so resolvable: a link "

@@ -73,6 +73,12 @@ _TV_TORCH = "torchvision was built for a different torch"
 _MIXED = "torch's own libraries do not match each other: files of two torch versions are mixed"
 _EXT_ABI = "a compiled extension was built against another torch than the installed one (a C++ symbol of torch is undefined)"
 _LIB = "a CUDA library torch needs cannot be found"
+_ORT = "onnxruntime's CUDA provider cannot load the CUDA and cuDNN libraries of the versions it was built for"
+_TF_LIBS = ("TensorFlow could not load the CUDA or cuDNN libraries of the versions it was built for (the 'Could not load "
+            "dynamic library' lines name them)")
+_NO_RUNTIME = "Docker has no 'nvidia' runtime: the NVIDIA Container Toolkit is not installed or not configured for it"
+_QUANT_KERNELS = "the quantization library's CUDA kernels are not installed (a wheel built without them, or for another torch)"
+_GGML = "llama.cpp (ggml) was built without kernels for this GPU's architecture (CMAKE_CUDA_ARCHITECTURES)"
 _NO_NCCL = ("this torch has no NCCL (builds for Windows and macOS have none, nor do CPU-only builds), but the program "
             "starts the nccl backend")
 _CT2 = ("CTranslate2 (faster-whisper, WhisperX) cannot load a CUDA library of the major version it was built for: that "
@@ -105,6 +111,17 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.NO_KERNEL_IMAGE, "no kernel image", r"no kernel image (?:is )?available(?: for execution(?: on)?(?: the| this)? device)?|"
        r"[\"'`“]no kernel image[\"'`”]",  # the message retold in quotes
        _NO_KERNELS, WARN),
+    _s(Sig.NO_KERNEL_IMAGE, "has no device code compatible with cuda arch", r"has no device code compatible with CUDA "
+       r"arch \d+", _GGML),
+    _s(Sig.NO_KERNEL_IMAGE, "ggml was not compiled with", r"ggml was not compiled with (?:any CUDA arch|support for this "
+       r"arch)", _GGML),
+    _s(Sig.GPU_TOO_OLD, "the minimum required cuda capability is", r"Ignoring visible gpu device \([^)\n]*\) with Cuda "
+       r"compute capability \d+\.\d+\. The minimum required Cuda capability is",
+       "the GPU's compute capability is below the minimum the program's build supports"),
+    _s(Sig.GPU_TOO_OLD, "not supported for the current gpu. min", r"not supported for the current GPU\. Min(?:imum)? "
+       r"capability: \d+", "the quantization kernels need a newer GPU than this one"),
+    _s(Sig.TRITON_OLD_GPU, "too old to be supported by the triton", r"too old to be supported by the triton GPU compiler",
+       "the GPU works; torch.compile's Triton backend needs compute capability 7.0 or newer", healthy=True),
     # a library's own minimum: "GPUs with compute capability below 7.0 are not supported" (vLLM)
     _s(Sig.GPU_TOO_OLD, "compute capability", r"compute capability (?:below|less than|lower than|<)\s*\d+\.\d+\s+(?:is|are)\s+"
        r"(?:not|no longer) supported", "the GPU's compute capability is below the minimum the program's build supports"),
@@ -243,6 +260,10 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CONTAINER_CLI, "nvidia-container-cli", r"nvidia-container-cli: (?:initialization error|detection error)",
        "the NVIDIA Container Toolkit cannot load the host driver (libnvidia-ml.so.1): the driver is missing on the "
        "host or the toolkit looks in the wrong place"),
+    _s(Sig.DOCKER_NO_GPU, "invalid runtime name: nvidia", r"unknown or invalid runtime name: nvidia",
+       _NO_RUNTIME),
+    _s(Sig.DOCKER_NO_GPU, "unknown runtime specified nvidia", r"Unknown runtime specified nvidia",
+       _NO_RUNTIME),
     _s(Sig.DOCKER_NO_GPU, "could not select device driver", r"could not select device driver (?:\"[^\"]*\" )?with capabilities: \[\[gpu\]\]",
        "Docker has no GPU runtime: the NVIDIA Container Toolkit is not installed or not configured"),
     _s(Sig.INVALID_ORDINAL, "invalid device ordinal", r"invalid device ordinal",
@@ -307,6 +328,24 @@ CATALOGUE: Tuple[Signature, ...] = (
        _BNB_CPU),
     _s(Sig.BNB_NO_GPU, "libbitsandbytes_cpu", r"^\s*bin\s+\S*libbitsandbytes_cpu\.(?:so|dll)\b|"
        r"CUDA[ _]SETUP:\s*Defaulting to libbitsandbytes_cpu\.(?:so|dll)", _BNB_CPU),
+    _s(Sig.EXT_BUILD_NO_CUDA, "mmcv._ext", r"No module named ['\"]?mmcv\._ext\b",
+       "mmcv without its compiled ops (mmcv-lite, or mmcv built without them): the full mmcv wheel for this torch and "
+       "CUDA comes from OpenMMLab's index"),
+    _s(Sig.EXT_BUILD_NO_CUDA, "cuda extension not installed", r"\bCUDA extension not installed\b",
+       _QUANT_KERNELS),
+    _s(Sig.EXT_BUILD_NO_CUDA, "are not installed, this will result in very slow", r"CUDA kernels for \w+ are not installed, "
+       r"this will result in very slow",
+       _QUANT_KERNELS),
+    _s(Sig.NO_KERNEL_IMAGE, "could not find compatible tinycudann extension", r"Could not find compatible tinycudann "
+       r"extension for compute capability",
+       "tiny-cuda-nn was built for other GPU architectures (TCNN_CUDA_ARCHITECTURES): rebuild it on this machine"),
+    _s(Sig.EXT_TOOLKIT, "does not match the version torch was compiled with", r"Installed CUDA version \d+\.\d+ does not "
+       r"match the version torch was compiled with", "DeepSpeed's op builder finds a CUDA toolkit of another version than "
+       "torch's CUDA"),
+    _s(Sig.HOST_COMPILER, "unsupported gnu version", r"unsupported GNU version! gcc versions later than \d+ are not "
+       r"supported", "nvcc refuses the host compiler: the gcc is newer than this CUDA toolkit supports"),
+    _s(Sig.HOST_COMPILER, "unsupported microsoft visual studio version", r"unsupported Microsoft Visual Studio version!",
+       "nvcc refuses the host compiler: the Visual Studio is newer than this CUDA toolkit supports"),
     _s(Sig.EXT_BUILD_NO_CUDA, "cuda is not availabel", r"NotImplementedError: Cuda is not availabel",
        "a CUDA extension's setup script refuses to build: it needs a CUDA toolkit (CUDA_HOME) and torch seeing a GPU"),
     # detectron2, maskrcnn-benchmark, old torchvision and mmcv ops built without CUDA ("Torch not compiled with CUDA
@@ -357,6 +396,7 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.LIBCUDA_MISSING, "libcuda.so", r"libcuda\.so[\w.]*(?::| ) ?(?:cannot open shared object file|not found)|"
        r"Could not load library libcuda\.so|(?:Failed|Unable) to dlopen libcuda\.so|unable to (?:find|locate|load) libcuda\.so",
        _LIBCUDA, INIT),
+    _s(Sig.LIBCUDA_MISSING, "libcuda.so cannot found", r"libcuda\.so cannot found", _LIBCUDA),
     # Lua Torch's cudnn bindings: "'libcudnn (R5) not found in library path."
     _s(Sig.CUDNN_MISSING, "not found in library path", r"libcudnn \(R\d+\) not found in library path",
        "the cuDNN library of the version the bindings ask for is not on the loader's path"),
@@ -372,8 +412,16 @@ CATALOGUE: Tuple[Signature, ...] = (
        _CUDNN_PATH),
     _s(Sig.CUDNN_MISSING, "cudnn is not found", r"\bcuDNN is not found\b",
        _CUDNN_PATH),
-    _s(Sig.CUDNN_MISSING, "able to be loaded", r"CUDA[_ ]PATH is set but CUDA wasn'?t able to be loaded",
-       "onnxruntime's CUDA provider cannot load the CUDA and cuDNN libraries of the versions it was built for"),
+    _s(Sig.CUDNN_MISSING, "able to be loaded", r"CUDA[_ ]PATH is set but CUDA wasn'?t able to be loaded", _ORT),
+    _s(Sig.CUDNN_MISSING, "failed to create cudaexecutionprovider", r"Failed to create CUDAExecutionProvider", _ORT),
+    _s(Sig.CUDNN_MISSING, "onnxruntime_providers_cuda", r"LoadLibrary failed with error 126 \"[^\"\n]*\" when trying to "
+       r"load \"[^\"\n]*onnxruntime_providers_cuda\.dll\"", _ORT),
+    # TensorFlow's summary of the loader lines above it; PaddlePaddle's loader
+    _s(Sig.LIB_MISSING, "cannot dlopen some gpu libraries", r"Cannot dlopen some GPU libraries", _TF_LIBS),
+    _s(Sig.LIB_MISSING, "skipping registering gpu devices", r"Skipping registering GPU devices", _TF_LIBS),
+    _s(Sig.LIB_MISSING, "that paddle depends on is not configured correctly", r"The third-party dynamic library \([^)\n]*\) "
+       r"that Paddle depends on is not configured correctly",
+       "PaddlePaddle cannot load a CUDA or cuDNN library of the version it was built for"),
     # CTranslate2 (faster-whisper, WhisperX): "Library cublas64_12.dll is not found or cannot be loaded"
     _s(Sig.CUDNN_MISSING, "is not found or cannot be loaded", r"Library (?:lib)?cudnn\w*\.(?:dll|so[\w.]*) is not found or "
        r"cannot be loaded", _CT2),
@@ -414,6 +462,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the C++ runtime (libstdc++) the loader found is older than a library of torch needs", IMPORT),
     _s(Sig.CUDNN_MISMATCH, "cudnn version mismatch", r"cuDNN version mismatch: PyTorch was compiled against \d+ but "
        r"linked against \d+", _CUDNN_SHADOW, WARN),
+    _s(Sig.CUDNN_MISMATCH, "but source was compiled with", r"Loaded runtime CuDNN library: [\d.]+ but source was compiled "
+       r"with: [\d.]+", "the program loads another cuDNN than the one it was built with (an older one found first)"),
     _s(Sig.CUDNN_MISMATCH, "cudnn version incompatibility", r"cuDNN version incompatibility: PyTorch was compiled\s+against",
        _CUDNN_SHADOW, WARN),
     _s(Sig.PTX_TOOLCHAIN, "unsupported toolchain", r"the provided PTX was compiled with an unsupported toolchain",
@@ -475,6 +525,21 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"torch\.cuda\.is_available\(\)[^.\n]{1,40}?\b(?:returns?|gives|prints|shows)\s+[`*\"']*False\b",
        _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "no compatible gpus were discovered", r"no compatible GPUs were discovered", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "no usable gpu found", r"no usable GPU found, --gpu-layers option will be ignored",
+       _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "no cuda runtime is found", r"No CUDA runtime is found, using CUDA_HOME", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "failed to infer device type", r"Failed to infer device type", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "a gpu is needed for quantization", r"No GPU found\. A GPU is needed for quantization",
+       _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "gpu is required to", r"GPU is required to (?:quantize or run quantize|run AWQ quantized) model",
+       _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "backend 'cuda'", r"Unable to initialize backend 'cuda'", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "cuda backend failed to initialize", r"CUDA backend failed to initialize", _UNAVAILABLE),
+    _s(Sig.LIBRARY_CPU, "not compiled with gpu offload support", r"not compiled with GPU offload support",
+       "llama.cpp (or llama-cpp-python) was built without a GPU backend: it runs on the CPU and ignores the GPU layers"),
+    _s(Sig.CUDA_MALLOC, "does not support cuda-malloc", r"this card most likely does not support cuda-malloc",
+       "the GPU or its driver does not support cudaMallocAsync, which ComfyUI turns on"),
     _s(Sig.CUDA_UNAVAILABLE, "no gpu being used", r"No GPU being used\. Careful, inference might be very slow", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cuda unavailable", r"CUDA unavailable, invalid device", _UNAVAILABLE),  # YOLOv5's check
     # a program asserting that CUDA is available: "AssertionError: CUDA must be available in order to use Deep Daze"
@@ -630,6 +695,11 @@ CATALOGUE: Tuple[Signature, ...] = (
        healthy=True),
     _s(Sig.DTYPE_MISMATCH, "expected scalar type", r"expected scalar type (?:Half|Float|BFloat16|Double) but found "
        r"(?:Half|Float|BFloat16|Double)", "the GPU works; the code mixes tensor dtypes (half and float)", healthy=True),
+    _s(Sig.NAN_HALF, "a tensor with all nans was produced in", r"A tensor with all NaNs was produced in",
+       "the GPU works; the model produced NaNs in half precision (common on GTX 16xx cards)", healthy=True),
+    _s(Sig.TRITON_MISSING, "a matching triton is not available", r"A matching Triton is not available, some optimizations "
+       r"will not be enabled", "the GPU works; xFormers found no matching Triton, so only its Triton kernels are off",
+       healthy=True),
     _s(Sig.NVRTC_WORKAROUND, "applied workaround for cudnn issue", r"Applied workaround for CuDNN issue, install nvrtc\.so",
        "the GPU works; torch found no unversioned libnvrtc.so for a cuDNN path and applied its workaround", healthy=True),
     _s(Sig.LOADER_SHM, "is killed by signal: bus error", r"DataLoader worker \(pid \d+\) is killed by signal: Bus error",

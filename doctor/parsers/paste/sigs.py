@@ -96,6 +96,11 @@ class Sig(enum.Enum):
     SPAWN_GUARD = "spawn-without-main-guard"
     FORKED_CUDA = "cuda-in-forked-subprocess"
     LOADER_SHM = "dataloader-shared-memory"
+    NAN_HALF = "nans-in-half-precision"  # a web UI's NansException: the model's half precision, not the install
+    TRITON_MISSING = "triton-not-available"  # xFormers without a matching Triton: only its Triton kernels are off
+    TRITON_OLD_GPU = "gpu-too-old-for-triton"  # torch.compile's Triton backend on a GPU below compute capability 7.0
+    CUDA_MALLOC = "cuda-malloc-unsupported"  # cudaMallocAsync, which ComfyUI turns on, refused by the GPU or driver
+    HOST_COMPILER = "nvcc-host-compiler"  # nvcc refusing a gcc or Visual Studio newer than it supports
     NVRTC_WORKAROUND = "cudnn-nvrtc-workaround"  # torch's cuDNN path without an unversioned libnvrtc.so: a warning
     DTYPE_MISMATCH = "tensors-of-different-dtypes"  # "expected scalar type Half but found Float": the code's dtypes
     GPU_LOADED = "model-loaded-on-gpu"
