@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator, Optional, Tuple
 
 from gpudoctor.checks.support.vendors import amd_gpu
-from gpudoctor.facts import Facts
+from gpudoctor.facts import Facts, Source
 from gpudoctor.model import Finding, Fix, Severity
 from gpudoctor.registry import skip
 
@@ -138,9 +138,10 @@ def no_driver(facts: Facts, seen: str) -> Iterator[Finding]:
         return
     fix = load_fix(facts, installed=False)
     if not facts.platform.container and not facts.platform.wsl and (facts.platform.system or "").lower() == "linux":
-        fix = Fix("See whether the machine has an NVIDIA GPU; if it does, " + fix.text[0].lower() + fix.text[1:]
-                  + " Inside a container install no driver: start the container with the GPUs (docker run --gpus all).",
-                  ("lspci | grep -i nvidia",) + fix.commands)
+        text = "See whether the machine has an NVIDIA GPU; if it does, " + fix.text[0].lower() + fix.text[1:]
+        if Source.parse(facts.meta.source) in (Source.PASTE, Source.COLLECT_ENV):  # a paste may come from a container
+            text += " Inside a container install no driver: start the container with the GPUs (docker run --gpus all)."
+        fix = Fix(text, ("lspci | grep -i nvidia",) + fix.commands)
     build = f"a CUDA {torch.cuda} build" if torch.cuda else "a CUDA build"
     label = f"torch {torch.version}" if torch.version else "torch"
     if _cpu_container(facts):
