@@ -80,7 +80,9 @@ def _older_than_any_build(facts: Facts) -> bool:
 
 
 def _apple_silicon(facts: Facts) -> bool:
-    return facts.platform.machine == "arm64" or bool(extras(facts, "paste.mac.chip"))
+    """A Mac without NVIDIA's CUDA driver: Apple silicon, or one whose GPU the paste names as Intel's."""
+    return (facts.platform.machine == "arm64" or bool(extras(facts, "paste.mac.chip"))
+            or bool(extras(facts, "paste.intel_gpu")))
 _CUDA_ONLY = frozenset({"library-cpu-build", "not-compiled-with-cuda", "xformers-mismatch", "cuda-unavailable", "no-driver",
                         "bitsandbytes-without-gpu", "conda-no-cudatoolkit", "extension-build-without-cuda",
                         "gpu-unused-unexplained", "nccl-not-built"})

@@ -98,6 +98,58 @@ def test_other_programs_gpu_messages_are_named(text: str, code: str) -> None:
     assert code in _codes(text)
 
 
+@pytest.mark.parametrize("text, code", [
+    ("run.py: error: argument --execution-providers: invalid choice: 'cuda' (choose from 'cpu')\n",
+     "paste.library-cpu-build"),
+    ("RuntimeError: /io/build/spconv/build/core_cc/src/csrc/sparse/all/SpconvOps/SpconvOps_get_indice_pairs.cc(65)\n"
+     "not implemented for CPU ONLY build.\n", "paste.library-cpu-build"),
+    ("It now says CUDA capability sm_86 is not compatible, so the GPU is not used.\n", "paste.sm-incompatible"),
+    ('AssertionError: "CUDA is not availabe on this machine."\n', "paste.cuda-unavailable"),
+    ("ERROR: [batch] Exception: CUDA compatible device could not be found in torch whilst --use-cuda args was set.\n",
+     "paste.cuda-unavailable"),
+    ("ImportError: /venv/lib/python3.6/site-packages/torch_scatter/scatter_cpu.so: undefined symbol: "
+     "_ZNSt13runtime_errorC2EPKc\n", "paste.libstdcxx-too-old"),
+    ("  error: Cannot find CUDA_HOME. CUDA must be available to build the package.\n", "paste.cuda-home-unset"),
+    ("  [WARN] PyTorch is CPU-only but a cu130 GPU build was expected for this machine.\n",
+     "paste.not-compiled-with-cuda"),
+    ("Triton only support CUDA 10.0 or higher, but got CUDA version: 12.8\n", "paste.triton-misreads-cuda"),
+    ("Exception: Version mismatch: Open3D needs PyTorch version 1.8.*, but version 2.0.1+cpu is installed!\n",
+     "paste.extension-abi"),
+    ("Triton only supports CUDA 10.0 or higher, but got CUDA version: 12.4\n", "paste.triton-misreads-cuda"),
+])
+def test_more_programs_words_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+def test_a_raise_in_the_last_frame_of_a_cut_traceback_is_the_message() -> None:
+    frames = ('Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    x = torch.cuda.current_device()\n'
+              '  File "C:\\env\\lib\\site-packages\\torch\\cuda\\__init__.py", line 289, in _lazy_init\n'
+              '    raise AssertionError("Torch not compiled with CUDA enabled")\n')
+    assert "paste.not-compiled-with-cuda" in _codes(frames + "(the paste is cut here)\n")
+    assert "paste.not-compiled-with-cuda" in _codes(frames)
+    earlier = ('Traceback (most recent call last):\n  File "x.py", line 9, in check\n'
+               '    raise AssertionError("Torch not compiled with CUDA enabled")\n  File "y.py", line 2, in run\n'
+               '    main()\nValueError: bad input\n')
+    assert "paste.not-compiled-with-cuda" not in _codes(earlier)
+
+
+def test_no_cuda_gpus_inside_a_ray_task_is_rays_scheduling() -> None:
+    text = ("ERROR trial_runner.py:1062 -- Trial lambda_00000: Error processing event.\n"
+            "ray.exceptions.RayTaskError(RuntimeError): ray::ImplicitFunc.train() (pid=41, ip=10.0.0.2)\n"
+            "RuntimeError: No CUDA GPUs are available\n")
+    facts = load_facts(text, "in.txt")
+    assert "ray-task-without-gpu" in [v for k, v in facts.extra if k == "paste.signature"]
+    assert not [f for f in _found(text).values() if f.severity is Severity.ERROR]
+    assert "paste.no-device" in _codes("RuntimeError: No CUDA GPUs are available\n")
+
+
+def test_an_intel_gpu_said_in_words_on_a_mac_means_no_cuda() -> None:
+    text = ("On my MacBook Air: the machine has a GPU, but it is an Intel one, not NVIDIA.\n"
+            "THCudaCheck FAIL file=/Users/me/torch/extra/cutorch/lib/THC/THCGeneral.c line=66 error=35 : CUDA driver "
+            "version is insufficient for CUDA runtime version\n")
+    assert "paste.macos-no-cuda" in _codes(text)
+
+
 @pytest.mark.parametrize("text, sig", [
     ("modules.devices.NansException: A tensor with all NaNs was produced in Unet. This could be either because there's "
      "not enough precision to represent the picture, or because your video card does not support half type.\n",
@@ -105,6 +157,8 @@ def test_other_programs_gpu_messages_are_named(text: str, code: str) -> None:
     ("RuntimeError: Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU compiler, which is used "
      "as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.0\n",
      "gpu-too-old-for-triton"),
+    ("THCudaCheck FAIL file=/root/torch/extra/cutorch/lib/THC/generic/THCStorage.cu line=66 error=2 : out of memory\n",
+     "out-of-memory"),
     ("A matching Triton is not available, some optimizations will not be enabled\n"
      "Traceback (most recent call last):\nModuleNotFoundError: No module named 'triton'\n", "triton-not-available"),
 ])

@@ -191,6 +191,10 @@ CAUSES: Dict[str, Cause] = {
                            "onnxruntime, TensorFlow), install the cuDNN major it was built for and put its folder on "
                            "PATH (Windows) or LD_LIBRARY_PATH (Linux); the nvidia-cudnn-cuNN wheel of that major works.",
                            ("pip list | grep -i nvidia", *REINSTALL)),
+    "triton-misreads-cuda": Cause(W, "the installed Triton release does not know this CUDA version: it reads 12.x as "
+                                     "older than 10",
+                                  "Install a Triton release made for this CUDA and torch (on Windows, the triton-windows "
+                                  "release that matches torch).", ("pip show triton triton-windows",)),
     "cuda-malloc-unsupported": Cause(W, "the GPU or its driver does not support cudaMallocAsync, which ComfyUI turns on "
                                         "by default",
                                      "Start ComfyUI with --disable-cuda-malloc (or remove backend:cudaMallocAsync from "

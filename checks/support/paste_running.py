@@ -176,6 +176,12 @@ RUNNING: Dict[str, Cause] = {
                                     "in the environment), or use a GPU of compute capability 7.0 or newer.",
                                     ('python -c "import torch; print(torch.cuda.get_device_name(), '
                                      'torch.cuda.get_device_capability())"',)),
+    "ray-task-without-gpu": Cause(NOTE, "the CUDA environment works: Ray started the task without a GPU (a task that "
+                                        "asks for none sees none)",
+                                  "Not an installation problem: ask Ray for a GPU per task or trial "
+                                  "(resources_per_trial={\"gpu\": 1}, @ray.remote(num_gpus=1), or the trainer's "
+                                  "ScalingConfig(use_gpu=True)).", ('python -c "import ray; ray.init(); '
+                                                                   'print(ray.cluster_resources())"',)),
     "nans-in-half-precision": Cause(NOTE, "the CUDA environment works: the model produced NaNs in half precision (common "
                                           "on GTX 16xx cards and with some models)",
                                     "Not an installation problem: run the model in full precision for the parts that "

@@ -217,6 +217,7 @@ def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -
     observations += availability.mac_asks_cuda(body, observations)
     observations += availability.said_unused(body, observations)
     observations += availability.on_colab(body, observations)
+    observations = availability.in_ray_task(body, observations)
     observations += availability.in_desktop_vm(body, observations)
     start = base if base is not None else Facts(meta=Meta(gpudoctor_version=_version(), source=Source.PASTE.value))
     merged = merge(start, [o for o in observations if o.path not in _NOT_MERGED], base_format)

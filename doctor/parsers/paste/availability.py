@@ -58,6 +58,22 @@ def on_colab(body: Body, observations: List[Observation]) -> List[Observation]:
     return _signature_at(body, Sig.COLAB_NO_GPU, lambda text: "olab" in text and _COLAB.search(text), "Colab")
 
 
+# a Ray task's traceback or log: "ray::ImplicitFunc.train()", "ray.exceptions.RayTaskError(RuntimeError)", ray/tune/
+_RAY = re.compile(r"\bray::\w|\bRayTaskError\b|[/\\]ray[/\\](?:tune|train|_private)[/\\]|\[Tune\]")
+
+
+def in_ray_task(body: Body, observations: List[Observation]) -> List[Observation]:
+    """CUDA finding no GPU inside a Ray task: Ray hides the GPUs from a task or trial that asks for none, so the
+    message is Ray's scheduling, not the install (its lines become a healthy note instead)."""
+    lines = [o.line for o in observations if o.path == "signature" and o.value is Sig.NO_DEVICE]
+    if not lines or not any("ay" in text and _RAY.search(text) for text in body.texts):
+        return observations
+    kept = [o for o in observations if not (o.line in lines and (
+        (o.path == "signature" and o.value is Sig.NO_DEVICE) or o.path == "torch.init_error"))]
+    first = next(o for o in observations if o.path == "signature" and o.value is Sig.NO_DEVICE)
+    return kept + [dataclasses.replace(first, value=Sig.RAY_NO_GPU, fmt="Ray task")]
+
+
 # desktop hypervisors, whose guests get an emulated display adapter and no GPU
 _HYPERVISOR = r"(?:VirtualBox|VMware(?:\s+(?:Workstation|Player|Fusion))?|Parallels(?:\s+Desktop)?)"
 _DESKTOP_VM = re.compile(r"\b(?:in|inside|on|under|within|using)\s+(?:an?\s+|the\s+|my\s+)?" + _HYPERVISOR + r"\b|\b"

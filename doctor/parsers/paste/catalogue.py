@@ -73,6 +73,8 @@ _TV_TORCH = "torchvision was built for a different torch"
 _MIXED = "torch's own libraries do not match each other: files of two torch versions are mixed"
 _EXT_ABI = "a compiled extension was built against another torch than the installed one (a C++ symbol of torch is undefined)"
 _LIB = "a CUDA library torch needs cannot be found"
+_CPU_TORCH = "torch is a CPU-only build (or macOS, which has no CUDA)"
+_NO_NVCC = "building a CUDA extension needs the CUDA toolkit (nvcc); torch's wheels do not include it"
 _ORT = "onnxruntime's CUDA provider cannot load the CUDA and cuDNN libraries of the versions it was built for"
 _TF_LIBS = ("TensorFlow could not load the CUDA or cuDNN libraries of the versions it was built for (the 'Could not load "
             "dynamic library' lines name them)")
@@ -132,6 +134,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        _NO_KERNELS),
     _s(Sig.SM_INCOMPATIBLE, "is not compatible with", r"sm_\d+\)?\s+is not compatible with (?:the )?current PyTorch",
        "the GPU's architecture is not in the torch build's arch list", WARN),
+    _s(Sig.SM_INCOMPATIBLE, "capability sm_", r"\bCUDA capability sm_\d{2,3} is not compatible\b",
+       "the GPU's architecture is not in the torch build's arch list", WARN),
     # the same told in words: "an older torch, which does not support sm120 (Blackwell)"
     _s(Sig.SM_INCOMPATIBLE, "support sm", r"\b(?:does not|doesn'?t|do not|don'?t|did not|didn'?t|no longer|not)\s+"
        r"support\s+sm_?\d{2,3}\b", _SM_SAID, WARN),
@@ -174,8 +178,10 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.DRIVER_TOO_OLD, "too old", r"\b(?:says|said|saying|tells? me|told me|complains?)\s+(?:that\s+)?(?:my|the)\s+"
        r"(?:NVIDIA\s+|Nvidia\s+|nvidia\s+)?(?:driver|version|driver version)\s+is\s+too\s+old\b",
        _DRIVER_OLD),
+    _s(Sig.NOT_COMPILED, "pytorch is cpu-only but", r"PyTorch is CPU-only but an? cu\d{2,3} GPU build was expected",
+       _CPU_TORCH, INIT),
     _s(Sig.NOT_COMPILED, "not compiled with cuda", r"Torch not compiled with CUDA enabled",
-       "torch is a CPU-only build (or macOS, which has no CUDA)", INIT),
+       _CPU_TORCH, INIT),
     # TensorFlow finding no libcuda: "Could not find cuda drivers on your machine, GPU will not be used."
     _s(Sig.NO_DRIVER, "could not find cuda drivers", r"Could not find cuda drivers on your machine",
        "the program finds no NVIDIA driver (libcuda) on this machine"),
@@ -374,9 +380,11 @@ CATALOGUE: Tuple[Signature, ...] = (
        "CPU implementation exists"),
     _s(Sig.EXT_BUILD_NO_CUDA, "unknown compute capability", r"Unknown compute capability\. Specify the target compute",
        _EXT_SETUP),
+    _s(Sig.CUDA_HOME_UNSET, "cannot find cuda_home", r"Cannot find CUDA_HOME\. CUDA must be available to build the "
+       r"package", _NO_NVCC),
     _s(Sig.CUDA_HOME_UNSET, "cuda_home", r"CUDA_HOME environment variable is not set|"
        r"CUDA_HOME does not exist, unable to compile CUDA op|'CUDA_HOME' not set, unable to find cuda-toolkit",
-       "building a CUDA extension needs the CUDA toolkit (nvcc); torch's wheels do not include it"),
+       _NO_NVCC),
     # the toolkit's stub libcuda (lib64/stubs, or one an image carries) found before the driver's
     _s(Sig.SHADOWED_CUDA, "stub library", r"CUDA driver is a stub library", _STUB),
     _s(Sig.SHADOWED_CUDA, "cudaerrorstublibrary", r"\bcudaErrorStubLibrary\b", _STUB),
@@ -396,6 +404,11 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.LIBCUDA_MISSING, "libcuda.so", r"libcuda\.so[\w.]*(?::| ) ?(?:cannot open shared object file|not found)|"
        r"Could not load library libcuda\.so|(?:Failed|Unable) to dlopen libcuda\.so|unable to (?:find|locate|load) libcuda\.so",
        _LIBCUDA, INIT),
+    # Open3D's torch ops: "Version mismatch: Open3D needs PyTorch version 1.8.*, but version 2.0.1+cpu is installed!"
+    _s(Sig.EXTENSION_ABI, "needs pytorch version", r"Open3D needs PyTorch version \d+\.[\d*]+(?:\.[\d*]+)?, but version "
+       r"\S+ is installed", "Open3D's torch ops are built for another torch release than the one installed"),
+    _s(Sig.TRITON_CUDA, "10.0 or higher, but got cuda version", r"Triton only supports? CUDA 10\.0 or higher, but got CUDA version: "
+       r"1[1-9]\.\d", "the installed Triton release does not know this CUDA version (it reads 12.x as older than 10)"),
     _s(Sig.LIBCUDA_MISSING, "libcuda.so cannot found", r"libcuda\.so cannot found", _LIBCUDA),
     # Lua Torch's cudnn bindings: "'libcudnn (R5) not found in library path."
     _s(Sig.CUDNN_MISSING, "not found in library path", r"libcudnn \(R\d+\) not found in library path",
@@ -460,6 +473,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        _BUSY, WARN),
     _s(Sig.GLIBCXX, "glibcxx_", r"version [`'\"]?GLIBCXX_\d+\.\d+(?:\.\d+)?['`\"]? not found",
        "the C++ runtime (libstdc++) the loader found is older than a library of torch needs", IMPORT),
+    # a C++ standard library symbol an extension needs ("_ZNSt13runtime_errorC2EPKc"): the libstdc++ found is older
+    _s(Sig.GLIBCXX, "undefined symbol: _znst", r"undefined symbol: _ZNSt(?!7__cxx11)\w+",
+       "the C++ runtime (libstdc++) the loader found is older than the one an extension was built against", IMPORT),
     _s(Sig.CUDNN_MISMATCH, "cudnn version mismatch", r"cuDNN version mismatch: PyTorch was compiled against \d+ but "
        r"linked against \d+", _CUDNN_SHADOW, WARN),
     _s(Sig.CUDNN_MISMATCH, "but source was compiled with", r"Loaded runtime CuDNN library: [\d.]+ but source was compiled "
@@ -525,6 +541,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"torch\.cuda\.is_available\(\)[^.\n]{1,40}?\b(?:returns?|gives|prints|shows)\s+[`*\"']*False\b",
        _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "on this machine", r"CUDA is not availabl?e on this machine", _UNAVAILABLE),  # Coqui TTS
+    _s(Sig.CUDA_UNAVAILABLE, "cuda compatible device could not be found", r"CUDA compatible device could not be found in "
+       r"torch", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "no compatible gpus were discovered", r"no compatible GPUs were discovered", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "no usable gpu found", r"no usable GPU found, --gpu-layers option will be ignored",
        _UNAVAILABLE),
@@ -536,6 +555,11 @@ CATALOGUE: Tuple[Signature, ...] = (
        _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "backend 'cuda'", r"Unable to initialize backend 'cuda'", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cuda backend failed to initialize", r"CUDA backend failed to initialize", _UNAVAILABLE),
+    # facefusion, roop, Deep-Live-Cam: the execution providers offered are onnxruntime's, and only the CPU is there
+    _s(Sig.LIBRARY_CPU, "(choose from 'cpu')", r"invalid choice: '(?:cuda|gpu|tensorrt)' \(choose from 'cpu'\)",
+       "the program offers only the CPU: its GPU runtime (onnxruntime-gpu) is not installed, only onnxruntime"),
+    _s(Sig.LIBRARY_CPU, "not implemented for cpu only build", r"not implemented for CPU ONLY build",
+       "spconv is its CPU-only build: the spconv-cuXXX package for torch's CUDA has the GPU kernels"),
     _s(Sig.LIBRARY_CPU, "not compiled with gpu offload support", r"not compiled with GPU offload support",
        "llama.cpp (or llama-cpp-python) was built without a GPU backend: it runs on the CPU and ignores the GPU layers"),
     _s(Sig.CUDA_MALLOC, "does not support cuda-malloc", r"this card most likely does not support cuda-malloc",
@@ -583,6 +607,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"GPU memory\b|"
        r"\b(?:gpu|cuda|an?|the|of|with|error)\s+out[- ]of[- ]memory(?:\s+errors?)?\b",
        _OOM, healthy=True),
+    _s(Sig.OUT_OF_MEMORY, "out of memory", r"\bTHC\w*\.cu\b[^\n]{0,60}?\bout of memory\b", _OOM, healthy=True),  # Lua torch
     _s(Sig.OUT_OF_MEMORY, "out of vram", r"\b(?:running|ran|runs) out of VRAM\b", _OOM, healthy=True),
     _s(Sig.OUT_OF_MEMORY, "cuda runtime error (2)", r"cuda runtime error \(2\)(?!\d)",  # cudaErrorMemoryAllocation
        _OOM, healthy=True),

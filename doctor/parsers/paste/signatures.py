@@ -8,7 +8,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from gpudoctor.parsers.paste.catalogue import BY_SIG, CATALOGUE, IMPORT, Sig, Signature
 from gpudoctor.parsers.paste.observe import Observation, observe
-from gpudoctor.parsers.paste.segments import Segment
+from gpudoctor.parsers.paste.segments import Line, Segment
 
 __all__ = ["BY_SIG", "CATALOGUE", "Sig", "Signature", "TRACEBACK_CUT", "in_paste", "signatures", "tracebacks", "xformers_versions"]
 
@@ -41,6 +41,19 @@ def in_paste(texts: Iterable[str]) -> Tuple[str, ...]:
     return tuple(literal for literal in _LITERALS if literal in low)
 
 
+_FRAME = re.compile(r'^\s*File "[^"]+", line \d+, in ')
+
+
+def _raised_last(lines: Sequence[Line], i: int) -> bool:
+    """Line ``i`` is the `raise` a traceback's last frame was running, where the paste ends before the exception line:
+    that frame is raising this message."""
+    text = lines[i].text.lstrip()
+    if not text.startswith("raise ") or i == 0 or not _FRAME.match(lines[i - 1].text):
+        return False
+    after = next((line.text.strip() for line in lines[i + 1:] if line.text.strip()), "")
+    return not after or after.startswith("(") and not _FRAME.match(after)  # the end, or a note that the paste is cut
+
+
 def signatures(segment: Segment, literals: Sequence[str] = _LITERALS) -> Iterator[Observation]:
     """A ``signature`` observation (its value a Sig) for each known message, and the fact it feeds; ``literals``:
     the pre-test words worth testing (``in_paste`` of the whole paste), by default every one."""
@@ -54,8 +67,8 @@ def signatures(segment: Segment, literals: Sequence[str] = _LITERALS) -> Iterato
         text = line.text
         built = bool(text.startswith("#") and _BUILDKIT.match(text))
         text = _BUILDKIT.sub("", text) if built else text
-        if text.lstrip().startswith(_CODE) and not text.lstrip().startswith("##"):  # "##": a Markdown heading
-            continue
+        if text.lstrip().startswith(_CODE) and not text.lstrip().startswith("##") and not _raised_last(lines, i):
+            continue  # "##": a Markdown heading
         following = lines[i + 1].text.strip() if i + 1 < len(lines) else ""
         sig = _first(hits, text, text.lower())
         wrapped = False

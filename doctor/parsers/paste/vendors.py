@@ -34,6 +34,10 @@ _INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/|test/)?(rocm\d+(?:\
 # an Intel GPU: integrated HD/UHD/Iris graphics or an Arc card ("Intel(R) UHD Graphics 620", "Intel Arc A770")
 _INTEL_GPU = re.compile(r"\bIntel(?:\(R\))?\s+(?:(?:U?HD|Iris(?:\(R\))?(?:\s+(?:Xe|Plus|Pro))?)(?:\(TM\))?\s+Graphics"
                         r"(?:\s+\d{3,4})?|Arc(?:\(TM\))?\s+[AB]\d{3}M?)\b", re.I)
+# an Intel GPU in words: "an Intel GPU", "Intel integrated graphics", "the GPU ... is an Intel one"
+_INTEL_WORDS = re.compile(r"\bIntel (?:integrated |onboard )?(?:GPUs?|graphics(?: cards?)?)\b|"
+                          r"\b(?:GPU|graphics(?: card)?|video card)\b[^.\n]{0,25}?\b(?:is|are) (?:an? )?Intel(?: one)?\b",
+                          re.I)
 # a Huawei Ascend NPU: "Atlas 300I Pro", "Ascend 910B", "昇腾910"
 _ASCEND = re.compile(r"\b(?:Huawei\s+)?(?:Ascend|Atlas)\s?\d{3}[A-Za-z]?(?:\s?(?:Pro|Duo))?\b|昇腾\s?\d{3}[A-Za-z]?", re.I)
 _NVIDIA_NAME = re.compile(r"\b(?:GeForce|RTX ?\d{4}|GTX ?\d{3,4}|Quadro|Tesla|NVIDIA [AHLTV]\d{1,3})\b")
@@ -88,7 +92,7 @@ def amd_gpu(segment: Segment) -> Iterator[Observation]:
         m = _NVIDIA_NAME.search(text) if _NVIDIA_WORDS.search(text) else None
         if m:
             found.append(("nvidia_named", m.group(), "NVIDIA GPU"))
-        m = _INTEL_GPU.search(text) if "ntel" in text or "NTEL" in text else None
+        m = (_INTEL_GPU.search(text) or _INTEL_WORDS.search(text)) if "ntel" in text or "NTEL" in text else None
         if m:
             found.append(("intel_gpu", m.group()[:60], "Intel GPU"))
         m = _ASCEND.search(text) if ("tlas" in text or "scend" in text or "TLAS" in text or "SCEND" in text
