@@ -20,7 +20,7 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 HOLDOUT = CORPUS.parent / "reports-holdout"
 HOLDOUT_2 = CORPUS.parent / "reports-holdout-2"
 HOLDOUT_3 = CORPUS.parent / "reports-holdout-3"
-ROUNDS = [CORPUS.parent / f"reports-holdout-{n}" for n in range(4, 63)]
+ROUNDS = [CORPUS.parent / f"reports-holdout-{n}" for n in range(4, 67)]
 CORPORA = pytest.mark.parametrize("corpus", [CORPUS, HOLDOUT, HOLDOUT_2, HOLDOUT_3, *ROUNDS],
                                   ids=["reports", "holdout", "holdout-2", "holdout-3", "holdout-4", "holdout-5",
                                        "holdout-6", "holdout-7", "holdout-8", "holdout-9", "holdout-10",
@@ -40,7 +40,9 @@ CORPORA = pytest.mark.parametrize("corpus", [CORPUS, HOLDOUT, HOLDOUT_2, HOLDOUT
                                        "holdout-55", "holdout-56",
                                        "holdout-57", "holdout-58",
                                        "holdout-59", "holdout-60",
-                                       "holdout-61", "holdout-62"])
+                                       "holdout-61", "holdout-62",
+                                       "holdout-63", "holdout-64",
+                                       "holdout-65", "holdout-66"])
 
 
 @CORPORA
@@ -57,6 +59,24 @@ def test_no_report_is_in_two_corpora() -> None:
 
 
 OPEN = {
+    "audiocraft-231-windows-intel-nuc-no-cuda-xformers-warning.txt":
+        "prose only: an Intel NUC named, whose graphics are not named as a GPU model",
+    "bitsandbytes-723-windows-kohya-libcudart-so-windowspath.txt":
+        "an old bitsandbytes loading a Linux library on Windows, with no bitsandbytes version in the paste",
+    "fastai-old-48-conda-pytorch-nightly-suggests-cpu-build.txt":
+        "prose only: conda's plan that chose the CPU build was not pasted",
+    "vonovox-14-rtx4080-user-site-torch-251-shadows-cu128-install.txt":
+        "a torch in the user's site-packages that pip keeps: read as the symptom, not as the shadowing install",
+    "comfyui-ltxvideo-346-cliptextencode-invalid-argument.txt":
+        "healthy, but 'CUDA error: invalid argument' alone: often a torch too old for the GPU, here a setting",
+    "f5-tts-197-inference-cli-oom.txt":
+        "healthy, and prose only: a question about memory with no output",
+    "torch2trt-609-jetson-nano-illegal-instruction.txt":
+        "'Illegal instruction' alone, with no command that shows what crashed",
+    "ultralytics-3844-jetson-nano-torch-cpu.txt":
+        "Ultralytics' CPU start-up line on a Jetson: which device the program chose, not that CUDA is unavailable",
+    "zonos-204-docker-cpu-only-rtx4070.txt":
+        "prose only: the container log was not pasted",
     "krita-ai-diffusion-695-gtx950m-operation-not-supported.txt":
         "the error only in a screenshot and the GPU named in a question: the torch the plugin installs is not shown",
     "insightface-1824-onnxruntime-gpu-cpu-only.txt":
