@@ -575,13 +575,13 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"only\s+\d{1,2}\s?%)[^.\n]{0,25}\bGPU[- ]?util|\bGPU[- ]?util\w*\b[^.\n]{0,40}?\b(?:is |stays |goes |drops |only )?"
        r"(?:low|0\s?%|zero|\d{1,2}\s?%)(?![\w%]))",
        _STARVED, healthy=True),
-    _s(Sig.GPU_STARVED, "%", r"\bGPU\b[^.\n]{0,40}\bonly (?:at |about |around )?\d{1,2}\s?%",
+    _s(Sig.GPU_STARVED, "only", r"\bGPU\b[^.\n]{0,40}\bonly (?:at |about |around )?\d{1,2}\s?%",
        _STARVED, healthy=True),
     _s(Sig.GPU_STARVED, "gpu usage", r"\bGPU usage\b[^.\n]{0,20}?\b(?:stays?|is|remains?|only|around|about|below|under)\b"
        r"[^.\n]{0,12}?\b[1-4]?\d\s?%(?![\w%])", _STARVED, healthy=True),
     _s(Sig.GPU_STARVED, "利用率", r"GPU\s*(?:利用率|占用)[^。\n，,]{0,10}(?:低|0\s?%)",
        _STARVED, healthy=True),
-    _s(Sig.GPU_SLOWER, "pu", r"\bGPU\b[^.\n]{0,40}\bslower than\b[^.\n]{0,20}\bCPU\b|\bCPU\b[^.\n]{0,40}\bfaster than\b"
+    _s(Sig.GPU_SLOWER, "cpu", r"\bGPU\b[^.\n]{0,40}\bslower than\b[^.\n]{0,20}\bCPU\b|\bCPU\b[^.\n]{0,40}\bfaster than\b"
        r"[^.\n]{0,20}\bGPU\b|CPU[^。\n]{0,30}比[^。\n]{0,10}GPU[^。\n]{0,10}更?快|GPU[^。\n]{0,30}比[^。\n]{0,10}CPU[^。\n]{0,10}更?慢",
        "the GPU works; a timing shows it slower than the CPU (start-up, warm-up or work too small for a GPU)",
        healthy=True),

@@ -45,7 +45,7 @@ def signatures(segment: Segment, literals: Sequence[str] = _LITERALS) -> Iterato
     """A ``signature`` observation (its value a Sig) for each known message, and the fact it feeds; ``literals``:
     the pre-test words worth testing (``in_paste`` of the whole paste), by default every one."""
     low = " ".join(segment.text().lower().split())  # a message wrapped over lines still holds its literal
-    present = [literal for literal in literals if literal in low]
+    present = {literal for literal in literals if literal in low}
     if not present:
         return
     hits = [s for s in CATALOGUE if s.literal in present]
