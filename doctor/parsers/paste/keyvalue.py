@@ -183,7 +183,7 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
 
 def _pair(text: str) -> Optional[Tuple[str, str]]:
     """The key and value of a `key: value` line or of a JSON member line (`"torch": "2.6.0+cu124",`)."""
-    m = _JSON_MEMBER.match(text)
+    m = _JSON_MEMBER.match(text) if '"' in text else None
     if m:  # JSON keys are identifiers: "torch_version" is "torch version"
         return m.group(1).replace("_", " "), m.group(2) or m.group(3)
     m = _KV.match(text)
