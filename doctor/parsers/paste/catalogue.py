@@ -3,6 +3,7 @@ and the fact its line is evidence for. The order is load-bearing: a line is name
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Optional, Pattern, Tuple
@@ -14,19 +15,26 @@ __all__ = ["BY_SIG", "CATALOGUE", "IMPORT", "INIT", "WARN", "Sig", "Signature"]
 
 @dataclass(frozen=True)
 class Signature:
-    """``literal`` is a cheap pre-test; ``target`` the fact the matched line is evidence for (None: the
-    signature itself is the fact); ``healthy`` marks messages that only a working CUDA stack can print."""
+    """``literal`` is a cheap pre-test; ``regex`` the message, matched ignoring case; ``target`` the fact the
+    matched line is evidence for (None: the signature itself is the fact); ``healthy`` marks messages that only a
+    working CUDA stack can print."""
 
     sig: Sig
     literal: str
-    pattern: Pattern[str]
+    regex: str
     cause: str
     target: Optional[str] = None
     healthy: bool = False
 
+    @functools.cached_property
+    def pattern(self) -> Pattern[str]:
+        """The compiled message, on first use: a paste is tested only for the messages whose pre-test word it
+        holds, so most of the catalogue is never compiled in a run, and compiling it all was part of start-up."""
+        return re.compile(self.regex, re.I)
+
 
 def _s(sig: Sig, literal: str, pattern: str, cause: str, target: Optional[str] = None, healthy: bool = False) -> Signature:
-    return Signature(sig, literal.lower(), re.compile(pattern, re.I), cause, target, healthy)
+    return Signature(sig, literal.lower(), pattern, cause, target, healthy)
 
 
 _UNAVAILABLE = "torch cannot use a GPU here (a framework or torch says so), and the paste does not show why"
