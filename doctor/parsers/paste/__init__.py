@@ -199,7 +199,7 @@ def _with_ccs(facts: Facts, observations: List[Observation]) -> Facts:
 
 def _readers(body: Body) -> Tuple[Parser, ...]:
     """Every reader of segments, the catalogue's narrowed to the messages whose pre-test words the paste holds."""
-    literals = signatures.in_paste(body.texts)
+    literals = signatures.in_words(body.words)
     return (functools.partial(signatures.signatures, literals=literals),) + PARSERS + (_warning_signals,)
 
 

@@ -52,6 +52,12 @@ class Segment:
     def text(self) -> str:
         return "\n".join(line.text for line in self.lines)
 
+    @functools.cached_property
+    def words(self) -> str:
+        """The text lowered, each run of whitespace one space: a message wrapped over lines still holds its
+        words. Computed once, for the readers that pre-test a segment and for the whole paste's pre-test."""
+        return " ".join(self.text().lower().split())
+
 
 @dataclass(frozen=True)
 class Body:
@@ -65,6 +71,12 @@ class Body:
     def texts(self) -> Tuple[str, ...]:
         """Every line's text, in paste order (the readers that look at the whole paste share it)."""
         return tuple(line.text for segment in self.segments for line in segment.lines)
+
+    @functools.cached_property
+    def words(self) -> str:
+        """Every segment's ``words``, one space apart: the whole paste lowered with its whitespace runs made one
+        space, as ``" ".join(" ".join(texts).lower().split())`` gives it, without reading the paste twice."""
+        return " ".join(segment.words for segment in self.segments)
 
 
 def normalise(text: str) -> Tuple[List[str], int]:
