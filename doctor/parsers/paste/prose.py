@@ -69,7 +69,7 @@ def gpu_mentions(segment: Segment) -> Iterator[Observation]:
             name = " ".join(m.group(1).split())
             if gpu_info(name) is not None:
                 yield observe("gpus.mentioned", name, segment, line, "prose")
-        if "GPU" in text or "gpu" in text or "card" in text:
+        if "GPUs" in text or "gpus" in text or "cards" in text:  # the plural _COUNT ends with
             counted = _COUNT.search(text)
             if counted and counted.group(1) in _NUMBER_WORDS:
                 yield observe("driver.gpu_count", _NUMBER_WORDS[counted.group(1)], segment, line, "prose")
