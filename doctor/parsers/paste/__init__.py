@@ -200,7 +200,8 @@ def _with_ccs(facts: Facts, observations: List[Observation]) -> Facts:
 def _readers(body: Body) -> Tuple[Parser, ...]:
     """Every reader of segments, the catalogue's narrowed to the messages whose pre-test words the paste holds."""
     literals = signatures.in_words(body.words)
-    return (functools.partial(signatures.signatures, literals=literals),) + PARSERS + (_warning_signals,)
+    reader = functools.partial(signatures.signatures, literals=literals, catalogue=signatures.narrowed(literals))
+    return (reader,) + PARSERS + (_warning_signals,)
 
 
 def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -> Paste:

@@ -10,8 +10,8 @@ from gpudoctor.parsers.paste.catalogue import BY_SIG, CATALOGUE, IMPORT, Sig, Si
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Segment
 
-__all__ = ["BY_SIG", "CATALOGUE", "Sig", "Signature", "TRACEBACK_CUT", "in_paste", "in_words", "signatures", "tracebacks",
-           "xformers_versions"]
+__all__ = ["BY_SIG", "CATALOGUE", "Sig", "Signature", "TRACEBACK_CUT", "in_paste", "in_words", "narrowed", "signatures",
+           "tracebacks", "xformers_versions"]
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _CODE = ("raise ", "File \"", "warnings.warn(", "return ", "assert ", "#", "msg = ", "message = ")
@@ -47,14 +47,22 @@ def in_words(low: str) -> Tuple[str, ...]:
     return tuple(literal for literal in _LITERALS if literal in low)
 
 
-def signatures(segment: Segment, literals: Sequence[str] = _LITERALS) -> Iterator[Observation]:
+def narrowed(literals: Sequence[str]) -> Tuple[Signature, ...]:
+    """The catalogue's messages whose pre-test word is one of ``literals``, in catalogue order."""
+    wanted = set(literals)
+    return tuple(s for s in CATALOGUE if s.literal in wanted)
+
+
+def signatures(segment: Segment, literals: Sequence[str] = _LITERALS,
+               catalogue: Sequence[Signature] = CATALOGUE) -> Iterator[Observation]:
     """A ``signature`` observation (its value a Sig) for each known message, and the fact it feeds; ``literals``:
-    the pre-test words worth testing (``in_paste`` of the whole paste), by default every one."""
+    the pre-test words worth testing (``in_paste`` of the whole paste), by default every one; ``catalogue``: the
+    messages that can hold them (``narrowed(literals)``), so a segment need not walk the whole catalogue."""
     low = segment.words  # a message wrapped over lines still holds its literal
     present = {literal for literal in literals if literal in low}
     if not present:
         return
-    hits = [s for s in CATALOGUE if s.literal in present]
+    hits = [s for s in catalogue if s.literal in present]
     lines = segment.lines
     for i, line in enumerate(lines):
         text = line.text
