@@ -98,6 +98,8 @@ def _unquote(line: str, limit: int = 64) -> Tuple[str, int]:
     prompt (`>>> `) is not a quote."""
     depth = 0
     while depth < limit:
+        if ">" not in line:  # most lines: no quote marker and no prompt to tell from one
+            break
         if line.lstrip(" \t").startswith(">>>"):
             break
         m = _QUOTE.match(line)
@@ -148,7 +150,7 @@ def split(text: str) -> Body:
             else:
                 current.append(Line(number, content))
             continue
-        m = _FENCE.match(content)
+        m = _FENCE.match(content) if "`" in content or "~" in content else None
         if m and not _inline_code(content, m):
             close()
             fence, kind, info, fence_depth = m.group(1), Kind.FENCE, m.group(2).lower()[:20], depth
