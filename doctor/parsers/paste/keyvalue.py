@@ -194,7 +194,7 @@ def _form_answers(segment: Segment) -> Iterator[Tuple[str, Line]]:
     """GitHub issue-form answers: a `### GPU model` heading and the first line of text under it."""
     lines = segment.lines
     for i, line in enumerate(lines):
-        m = _FORM_HEADING.match(line.text)
+        m = _FORM_HEADING.match(line.text) if "##" in line.text else None
         if not m:
             continue
         answer = next((later for later in lines[i + 1:i + 4] if later.text.strip()), None)
