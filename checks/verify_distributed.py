@@ -5,12 +5,11 @@ Its CHECKS list also holds verify.collective (verify_collective), so the built-i
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from gpudoctor.checks.verify_collective import CHECKS as COLLECTIVE_CHECKS
-from gpudoctor.checks.support.verify_pairs import pair_findings, ratio_for
+from gpudoctor.checks.support.verify_pairs import median_of, pair_findings, ratio_for
 from gpudoctor.checks.verify_collective import busy_command, dist_facts, env_fix, rank_name, ranks_text, with_env
 from gpudoctor.facts.distributed import DistributedFacts, RankResult, TrainingResult
 from gpudoctor.facts import Facts
@@ -147,7 +146,7 @@ def stragglers(ranks: Sequence[RankResult]) -> List[Tuple[RankResult, float, flo
         others = [float(o.work_seconds or 0.0) for o in timed if o is not r]
         if not others:
             continue
-        median = statistics.median(others)
+        median = median_of(others)
         seconds = float(r.work_seconds or 0.0)
         if median > 0 and seconds / median >= ratio_for(r) and seconds - median >= STRAGGLER_MIN_EXCESS_S:
             found.append((r, seconds / median, median))
@@ -180,7 +179,7 @@ def straggler(facts: Facts) -> Iterator[Finding]:
             evidence=("verify.distributed.ranks",),
         )
     if not slow and not links:
-        worst = max(float(r.work_seconds or 0.0) for r in timed) / max(statistics.median(
+        worst = max(float(r.work_seconds or 0.0) for r in timed) / max(median_of(
             [float(r.work_seconds or 0.0) for r in timed]), 1e-12)
         yield Finding("verify.straggler-ok", Severity.INFO,
                       f"No straggler: the slowest of {len(timed)} ranks took {worst:.2f}x the median "

@@ -4,7 +4,6 @@ between two GPUs."""
 
 from __future__ import annotations
 
-import statistics
 from typing import Dict, Iterator, List, Sequence, Tuple
 
 from gpudoctor.checks.verify_collective import busy_command, rank_name
@@ -19,6 +18,14 @@ STRAGGLER_RATIO = 2.0
 # ordinary contention there, so only four times is named.
 CPU_STRAGGLER_RATIO = 4.0
 Pair = Tuple[int, int]
+
+
+def median_of(values: Sequence[float]) -> float:
+    """``statistics.median``, imported on first use: it loads decimal and fractions, and every diagnose loads these
+    checks though only verify facts reach them."""
+    import statistics
+
+    return statistics.median(values)
 
 
 def ratio_for(r: RankResult) -> float:
@@ -44,8 +51,8 @@ def slow_ranks(d: DistributedFacts, rates: Dict[Pair, float]) -> List[Tuple[Rank
     for r in d.ranks:
         mine = [v for k, v in rates.items() if r.rank in k]
         others = [v for k, v in rates.items() if r.rank not in k]
-        if mine and others and statistics.median(others) / max(statistics.median(mine), 1e-12) >= ratio_for(r):
-            found.append((r, statistics.median(others) / max(statistics.median(mine), 1e-12)))
+        if mine and others and median_of(others) / max(median_of(mine), 1e-12) >= ratio_for(r):
+            found.append((r, median_of(others) / max(median_of(mine), 1e-12)))
     return found
 
 
@@ -56,7 +63,7 @@ def slow_pairs(d: DistributedFacts, rates: Dict[Pair, float], skip: Sequence[int
     found = []
     for key, rate in left.items():
         rest = [v for k, v in left.items() if k != key]
-        ratio = statistics.median(rest) / max(rate, 1e-12) if len(rest) >= 2 else 0.0
+        ratio = median_of(rest) / max(rate, 1e-12) if len(rest) >= 2 else 0.0
         if key[0] in by_rank and ratio >= ratio_for(by_rank[key[0]]):
             found.append((key, ratio))
     return found

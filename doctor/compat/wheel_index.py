@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
@@ -20,6 +19,8 @@ IndexRow = Tuple[str, str, str, Tuple[str, ...], Tuple[str, ...]]
 def rows_from_listing(package: str, text: str, platform_of: Callable[[str], Optional[str]],
                       floor: Tuple[int, int]) -> List[IndexRow]:
     """Rows of one PEP 503 listing: every release at or above ``floor`` with a local variant tag."""
+    import html  # here, not at import: only a refresh reads listings, and every diagnose loads this module
+
     found: Dict[Tuple[str, str], Tuple[Set[str], Set[str]]] = {}
     for href in _HREF.findall(text):
         name = html.unescape(href).rsplit("/", 1)[-1].replace("%2B", "+").replace("%2b", "+")

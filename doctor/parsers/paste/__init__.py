@@ -199,8 +199,9 @@ def _with_ccs(facts: Facts, observations: List[Observation]) -> Facts:
 
 def _readers(body: Body) -> Tuple[Parser, ...]:
     """Every reader of segments, the catalogue's narrowed to the messages whose pre-test words the paste holds."""
-    literals = signatures.in_paste(body.texts)
-    return (functools.partial(signatures.signatures, literals=literals),) + PARSERS + (_warning_signals,)
+    literals = signatures.in_words(body.words)
+    reader = functools.partial(signatures.signatures, literals=literals, catalogue=signatures.narrowed(literals))
+    return (reader,) + PARSERS + (_warning_signals,)
 
 
 def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -> Paste:

@@ -14,6 +14,7 @@ IMPORT = "torch.import_error"
 _CHIP = re.compile(r"\bApple M[1-9](?: (?:Pro|Max|Ultra))?\b|\bM[1-9](?: (?:Pro|Max|Ultra))? (?:chip|Mac(?:Book)?)\b|"
                    r"\b[Mm]ac(?:Book)?(?: (?:Pro|Air))? M[1-9]\b|\bApple [Ss]ilicon\b|"
                    r"\b(?:[Aa]n|[Mm]y|[Tt]he|[Oo]n|[Ww]ith) M[1-9](?: (?:Pro|Max|Ultra))?\b(?![-_/.]\w)")
+_CHIP_NUMBER = re.compile(r"M[1-9]")  # every form of _CHIP but "Apple silicon" holds it: a cheap pre-test
 # `sysctl sysctl.proc_translated` answers 1 for a process that Rosetta translates
 _TRANSLATED = re.compile(r"\bsysctl\.proc_translated\s*[:=]\s*1\b")
 # Python's platform.platform(): "macOS-10.16-x86_64-i386-64bit", "macOS-14.2-arm64-arm-64bit",
@@ -52,7 +53,7 @@ def apple_hints(segment: Segment) -> Iterator[Observation]:
     lines = segment.lines
     for i, line in enumerate(lines):
         text = line.text
-        if "M" in text or "ilicon" in text:
+        if ("M" in text and _CHIP_NUMBER.search(text)) or "ilicon" in text:
             chip = _CHIP.search(text)
             if chip:
                 yield observe("mac.chip", chip.group(0), segment, line, "Apple silicon")
@@ -73,7 +74,8 @@ def apple_hints(segment: Segment) -> Iterator[Observation]:
                     yield observe("platform.container", "docker", segment, line, "Docker Desktop")
                     if linux.group(2) == "aarch64":  # Docker Desktop on arm64: a Mac with Apple silicon
                         yield observe("container.host", "macOS", segment, line, "Docker Desktop")
-        yield from _machines(segment, i)
+        if "Darwin" in text or "osx-" in text:  # what each of _machines' forms holds
+            yield from _machines(segment, i)
         if "Docker Desktop" in text and _DOCKER_DESKTOP_MAC.search(text):
             yield observe("platform.container", "docker", segment, line, "Docker Desktop")
             yield observe("container.host", "macOS", segment, line, "Docker Desktop")

@@ -3,6 +3,7 @@ and the fact its line is evidence for. The order is load-bearing: a line is name
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Optional, Pattern, Tuple
@@ -14,19 +15,26 @@ __all__ = ["BY_SIG", "CATALOGUE", "IMPORT", "INIT", "WARN", "Sig", "Signature"]
 
 @dataclass(frozen=True)
 class Signature:
-    """``literal`` is a cheap pre-test; ``target`` the fact the matched line is evidence for (None: the
-    signature itself is the fact); ``healthy`` marks messages that only a working CUDA stack can print."""
+    """``literal`` is a cheap pre-test; ``regex`` the message, matched ignoring case; ``target`` the fact the
+    matched line is evidence for (None: the signature itself is the fact); ``healthy`` marks messages that only a
+    working CUDA stack can print."""
 
     sig: Sig
     literal: str
-    pattern: Pattern[str]
+    regex: str
     cause: str
     target: Optional[str] = None
     healthy: bool = False
 
+    @functools.cached_property
+    def pattern(self) -> Pattern[str]:
+        """The compiled message, on first use: a paste is tested only for the messages whose pre-test word it
+        holds, so most of the catalogue is never compiled in a run, and compiling it all was part of start-up."""
+        return re.compile(self.regex, re.I)
+
 
 def _s(sig: Sig, literal: str, pattern: str, cause: str, target: Optional[str] = None, healthy: bool = False) -> Signature:
-    return Signature(sig, literal.lower(), re.compile(pattern, re.I), cause, target, healthy)
+    return Signature(sig, literal.lower(), pattern, cause, target, healthy)
 
 
 _UNAVAILABLE = "torch cannot use a GPU here (a framework or torch says so), and the paste does not show why"
@@ -697,14 +705,14 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"only\s+\d{1,2}\s?%)[^.\n]{0,25}\bGPU[- ]?util|\bGPU[- ]?util\w*\b[^.\n]{0,40}?\b(?:is |stays |goes |drops |only )?"
        r"(?:low|0\s?%|zero|\d{1,2}\s?%)(?![\w%]))",
        _STARVED, healthy=True),
-    _s(Sig.GPU_STARVED, "%", r"\bGPU\b[^.\n]{0,40}\bonly (?:at |about |around )?\d{1,2}\s?%",
+    _s(Sig.GPU_STARVED, "only", r"\bGPU\b[^.\n]{0,40}\bonly (?:at |about |around )?\d{1,2}\s?%",
        _STARVED, healthy=True),
     _s(Sig.GPU_STARVED, "gpu usage", r"\bGPU usage\b[^.\n]{0,20}?\b(?:stays?|is|remains?|only|around|about|below|under)\b"
        r"[^.\n]{0,12}?\b[1-4]?\d\s?%(?![\w%])", _STARVED, healthy=True),
     _s(Sig.GPU_STARVED, "利用率", r"GPU\s*(?:利用率|占用)[^。\n，,]{0,10}(?:低|0\s?%)",
        _STARVED, healthy=True),
-    _s(Sig.GPU_SLOWER, "pu", r"\bGPU\b[^.\n]{0,40}\bslower than\b[^.\n]{0,20}\bCPU\b|\bCPU\b[^.\n]{0,40}\bfaster than\b"
-       r"[^.\n]{0,20}\bGPU\b|CPU[^。\n]{0,30}比[^。\n]{0,10}GPU[^。\n]{0,10}更?快|GPU[^。\n]{0,30}比[^。\n]{0,10}CPU[^。\n]{0,10}更?慢",
+    _s(Sig.GPU_SLOWER, "cpu", r"\bGPU\b[^.\n]{0,40}\bslower than\b[^.\n]{0,20}\bCPU\b|\bCPU\b[^.\n]{0,40}\bfaster "
+       r"than\b[^.\n]{0,20}\bGPU\b|CPU[^。\n]{0,30}比[^。\n]{0,10}GPU[^。\n]{0,10}更?快|GPU[^。\n]{0,30}比[^。\n]{0,10}CPU[^。\n]{0,10}更?慢",
        "the GPU works; a timing shows it slower than the CPU (start-up, warm-up or work too small for a GPU)",
        healthy=True),
     # a kernel launched with a grid or block size the GPU cannot run: the program's bug, not the install's

@@ -38,6 +38,14 @@ _NO_GPU = re.compile(
     r"|nvidia-smi['\"]?: (?:command )?not found|\"nvidia-smi\": executable file not found",
     re.I,
 )
+
+
+def _no_gpu_words(low: str) -> bool:
+    """What a line must hold, lowered, for _NO_GPU to match: "gpu" (most forms), CUDA's "... failed" or "not found"
+    (nvidia-smi's); the pattern is slow to fail, and most lines that name a GPU say nothing of its absence."""
+    return "gpu" in low or ("cuda" in low and "led" in low) or "not found" in low
+
+
 # docker/podman run options that take a value (the next word unless written --opt=value)
 _VALUE_LONG = frozenset("""
 add-host annotation attach blkio-weight blkio-weight-device cap-add cap-drop cgroup-parent cgroupns cidfile
@@ -181,5 +189,6 @@ def container_runs(segment: Segment) -> Iterator[Observation]:
     if "gpu" in low or "cpu" in low or "cuda" in low or "nvidia-smi" in low:
         for line in lines:
             words = line.text.lower()
-            if ("gpu" in words or "cpu" in words or "cuda" in words or "smi" in words) and _NO_GPU.search(line.text):
+            if (("gpu" in words or "cpu" in words or "cuda" in words or "smi" in words) and _no_gpu_words(words)
+                    and _NO_GPU.search(line.text)):
                 yield observe("container.no_gpu", line.text.strip()[:200], segment, line, "a program's message")

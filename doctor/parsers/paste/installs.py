@@ -60,7 +60,7 @@ def install_logs(segment: Segment) -> Iterator[Observation]:
                 wheels.append(_wheel_version(m))
                 if not _FETCHING.match(text):
                     lone.append((_wheel_version(m), line))
-        m = _INSTALLED.match(text)
+        m = _INSTALLED.match(text) if "Successfully installed" in text else None
         if m:
             installed = True
             found = _INSTALLED_TORCH.search(m.group(1))
@@ -73,7 +73,7 @@ def install_logs(segment: Segment) -> Iterator[Observation]:
                 if wheel is not None and wheel[1]:
                     yield observe(NOW_CPU, True, segment, line, "pip install log")
             continue
-        m = _UV_ADDED.match(text)
+        m = _UV_ADDED.match(text) if "torch==" in text else None
         if m:
             yield observe(NOW, m.group(1), segment, line, "uv install log")
             continue

@@ -19,6 +19,7 @@ _KV = re.compile(r"^\s*(?:[-*+\u2022]\s+|\[(?:INFO|DEBUG|WARN(?:ING)?)\]\s*)?(?:
 _TORCH_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?(?:\+[\w.]+)?)")
 _LIGHTNING_IDLE = re.compile(r"GPU available:\s*True(?:\s*\(\w+\))?,\s*used:\s*False", re.I)
 _YOLO = re.compile(r"Python-[\d.]+\s+torch-(\d[\w.+]*)(?:\s+(?:CUDA:(\d+)\s+\(([^,()]+),\s*(\d+)MiB\)|CPU|MPS))?")
+_PACKAGE_VERSION = re.compile(r"v?(\d+(?:\.\w+)+)")
 _COMFY_DEVICE = re.compile(r"^\s*Device:\s*cuda:(\d+)\s+(.+?)\s*:\s*\S+\s*$")
 # a JSON member on its own line, as dependency dumps print them: `"torch"       : "2.6.0+cu124" ,`
 _JSON_MEMBER = re.compile(r'^\s*"([A-Za-z][\w .()-]{0,60})"\s*:\s*(?:"([^"]{1,200})"|(true|false|\d[\d.]*))\s*,?\s*$')
@@ -182,7 +183,7 @@ def _value(path: str, value: str, segment: Segment, line: Line) -> Iterator[Obse
 
 def _pair(text: str) -> Optional[Tuple[str, str]]:
     """The key and value of a `key: value` line or of a JSON member line (`"torch": "2.6.0+cu124",`)."""
-    m = _JSON_MEMBER.match(text)
+    m = _JSON_MEMBER.match(text) if '"' in text else None
     if m:  # JSON keys are identifiers: "torch_version" is "torch version"
         return m.group(1).replace("_", " "), m.group(2) or m.group(3)
     m = _KV.match(text)
@@ -193,7 +194,7 @@ def _form_answers(segment: Segment) -> Iterator[Tuple[str, Line]]:
     """GitHub issue-form answers: a `### GPU model` heading and the first line of text under it."""
     lines = segment.lines
     for i, line in enumerate(lines):
-        m = _FORM_HEADING.match(line.text)
+        m = _FORM_HEADING.match(line.text) if "##" in line.text else None
         if not m:
             continue
         answer = next((later for later in lines[i + 1:i + 4] if later.text.strip()), None)
@@ -217,12 +218,12 @@ def key_values(segment: Segment) -> Iterator[Observation]:
                     yield from _value(path, pair[1], segment, line)
                     continue
                 package = _KERNEL_PACKAGE.match(key)
-                version = re.match(r"v?(\d+(?:\.\w+)+)", pair[1].strip("` "))
+                version = _PACKAGE_VERSION.match(pair[1].strip("` "))
                 if package and version:
                     dist = Distribution(name=canonicalize_name(package.group(1)), version=version.group(1))
                     yield observe("packages", dist, segment, line, "env report")
                     continue
-            m = _COMFY_DEVICE.match(text)
+            m = _COMFY_DEVICE.match(text) if "Device:" in text else None
             if m:
                 yield observe("gpus", (int(m.group(1)), m.group(2)), segment, line, "ComfyUI log")
                 yield observe("torch.is_available", True, segment, line, "ComfyUI log")

@@ -40,6 +40,8 @@ _SELECTORS = frozenset({"-pytorch-select", "pytorch-mutex"})
 
 
 def _is_header(text: str) -> Optional[str]:
+    if "Version" not in text:  # both headers hold it: most lines need not be split into words
+        return None
     words = text.split()
     if len(words) >= 2 and words[0] == "Package" and words[1] == "Version":
         return "pip list"

@@ -20,6 +20,10 @@ _NAME = re.compile(
     r"|(?:NVIDIA\s+)?(?:GeForce\s+)?(?:GT|MX)\s*\d{3,4}M?|(?:NVIDIA\s+)?TITAN\s+(?:RTX|V|Xp|X)|Quadro\s+[KMPT]?\d{3,4})"
     r"(?=s?\b)(?![\w.-]*\.(?:so|dll|py)\b)"
 )
+# what every alternative of _NAME holds (a letter and digit of a data-centre name, RTX/GTX, GT/MX, TITAN, Quadro): a
+# cheap pre-test, since most lines of a paste hold a digit and _NAME is slow to fail
+_NAME_PART = re.compile(r"[ABGHKLPTV]\d|TX|GT|MX|TITAN|Quadro")
+_DIGIT = re.compile(r"\d")
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
                  **{str(n): n for n in range(2, 17)}}
 # "I have 3 GPUs", "a server with two A100s", "my machine has 4 NVIDIA GPUs"
@@ -59,13 +63,13 @@ def gpu_mentions(segment: Segment) -> Iterator[Observation]:
     """NVIDIA product names in sentences; merge uses them only when nothing more direct names a GPU."""
     for line in segment.lines:
         text = line.text
-        if not (re.search(r"\d", text) or "TITAN" in text) or _COMMAND.match(text):
+        if not (_DIGIT.search(text) or "TITAN" in text) or _COMMAND.match(text):
             continue
-        for m in _NAME.finditer(text):
+        for m in _NAME.finditer(text) if _NAME_PART.search(text) else ():
             name = " ".join(m.group(1).split())
             if gpu_info(name) is not None:
                 yield observe("gpus.mentioned", name, segment, line, "prose")
-        if "GPU" in text or "gpu" in text or "card" in text:
+        if "GPUs" in text or "gpus" in text or "cards" in text:  # the plural _COUNT ends with
             counted = _COUNT.search(text)
             if counted and counted.group(1) in _NUMBER_WORDS:
                 yield observe("driver.gpu_count", _NUMBER_WORDS[counted.group(1)], segment, line, "prose")

@@ -52,6 +52,12 @@ class Segment:
     def text(self) -> str:
         return "\n".join(line.text for line in self.lines)
 
+    @functools.cached_property
+    def words(self) -> str:
+        """The text lowered, each run of whitespace one space: a message wrapped over lines still holds its
+        words. Computed once, for the readers that pre-test a segment and for the whole paste's pre-test."""
+        return " ".join(self.text().lower().split())
+
 
 @dataclass(frozen=True)
 class Body:
@@ -65,6 +71,12 @@ class Body:
     def texts(self) -> Tuple[str, ...]:
         """Every line's text, in paste order (the readers that look at the whole paste share it)."""
         return tuple(line.text for segment in self.segments for line in segment.lines)
+
+    @functools.cached_property
+    def words(self) -> str:
+        """Every segment's ``words``, one space apart: the whole paste lowered with its whitespace runs made one
+        space, as ``" ".join(" ".join(texts).lower().split())`` gives it, without reading the paste twice."""
+        return " ".join(segment.words for segment in self.segments)
 
 
 def normalise(text: str) -> Tuple[List[str], int]:
@@ -86,6 +98,8 @@ def _unquote(line: str, limit: int = 64) -> Tuple[str, int]:
     prompt (`>>> `) is not a quote."""
     depth = 0
     while depth < limit:
+        if ">" not in line:  # most lines: no quote marker and no prompt to tell from one
+            break
         if line.lstrip(" \t").startswith(">>>"):
             break
         m = _QUOTE.match(line)
@@ -136,7 +150,7 @@ def split(text: str) -> Body:
             else:
                 current.append(Line(number, content))
             continue
-        m = _FENCE.match(content)
+        m = _FENCE.match(content) if "`" in content or "~" in content else None
         if m and not _inline_code(content, m):
             close()
             fence, kind, info, fence_depth = m.group(1), Kind.FENCE, m.group(2).lower()[:20], depth

@@ -10,7 +10,8 @@ from gpudoctor.parsers.paste.catalogue import BY_SIG, CATALOGUE, IMPORT, Sig, Si
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Line, Segment
 
-__all__ = ["BY_SIG", "CATALOGUE", "Sig", "Signature", "TRACEBACK_CUT", "in_paste", "signatures", "tracebacks", "xformers_versions"]
+__all__ = ["BY_SIG", "CATALOGUE", "Sig", "Signature", "TRACEBACK_CUT", "in_paste", "in_words", "narrowed", "signatures",
+           "tracebacks", "xformers_versions"]
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _CODE = ("raise ", "File \"", "warnings.warn(", "return ", "assert ", "#", "msg = ", "message = ")
@@ -37,7 +38,12 @@ def _first(hits: List[Signature], text: str, lowered: str, span_from: int = -1) 
 def in_paste(texts: Iterable[str]) -> Tuple[str, ...]:
     """The catalogue's pre-test words found anywhere in a paste's lines: a segment can hold no others, so each
     segment is tested for these few instead of for every word of the catalogue."""
-    low = " ".join(" ".join(texts).lower().split())
+    return in_words(" ".join(" ".join(texts).lower().split()))
+
+
+def in_words(low: str) -> Tuple[str, ...]:
+    """The catalogue's pre-test words in ``low``, a text lowered with its whitespace runs made one space
+    (``Body.words``)."""
     return tuple(literal for literal in _LITERALS if literal in low)
 
 
@@ -54,14 +60,22 @@ def _raised_last(lines: Sequence[Line], i: int) -> bool:
     return not after or after.startswith("(") and not _FRAME.match(after)  # the end, or a note that the paste is cut
 
 
-def signatures(segment: Segment, literals: Sequence[str] = _LITERALS) -> Iterator[Observation]:
+def narrowed(literals: Sequence[str]) -> Tuple[Signature, ...]:
+    """The catalogue's messages whose pre-test word is one of ``literals``, in catalogue order."""
+    wanted = set(literals)
+    return tuple(s for s in CATALOGUE if s.literal in wanted)
+
+
+def signatures(segment: Segment, literals: Sequence[str] = _LITERALS,
+               catalogue: Sequence[Signature] = CATALOGUE) -> Iterator[Observation]:
     """A ``signature`` observation (its value a Sig) for each known message, and the fact it feeds; ``literals``:
-    the pre-test words worth testing (``in_paste`` of the whole paste), by default every one."""
-    low = " ".join(segment.text().lower().split())  # a message wrapped over lines still holds its literal
-    present = [literal for literal in literals if literal in low]
+    the pre-test words worth testing (``in_paste`` of the whole paste), by default every one; ``catalogue``: the
+    messages that can hold them (``narrowed(literals)``), so a segment need not walk the whole catalogue."""
+    low = segment.words  # a message wrapped over lines still holds its literal
+    present = {literal for literal in literals if literal in low}
     if not present:
         return
-    hits = [s for s in CATALOGUE if s.literal in present]
+    hits = [s for s in catalogue if s.literal in present]
     lines = segment.lines
     for i, line in enumerate(lines):
         text = line.text

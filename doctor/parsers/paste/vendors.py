@@ -22,6 +22,7 @@ _RX = re.compile(r"\bRX ?[4-9]\d{2,3}(?: ?XTX?| ?GRE| ?XT)?\b|\b[5-9]\d{2}0 ?(?:
 # "AMD 7900 GRE", "AMD RX 6800 XT": a Radeon model named after the maker (a Ryzen's "5950X" is not: its X ends the match)
 _AMD_MODEL = re.compile(r"\bAMD\s+(?:Radeon\s+)?(?:(?i:RX)\s?)?[5-9]\d{3}(?:\s?(?:XTX|XT|GRE))?\b(?![X\d])")
 _INSTINCT = re.compile(r"\b(?:AMD )?Instinct(?:\(TM\))? ?MI\d{2,3}\w*\b|\bMI(?:50|60|100|210|250X?|300[AX]|325X|355X)\b")
+_MI_NUMBER = re.compile(r"MI[1-6]")  # what _INSTINCT's forms hold when they do not say "Instinct"
 _AMD_WORDS = re.compile(r"\bAMD (?:Radeon )?(?:GPUs?|graphics(?: cards?)?|cards?|APUs?|video cards?)\b|\bAPU\b.{0,20}\bAMD\b|"
                         r"\bRadeon (?:GPUs?|cards?|graphics cards?)\b|\[AMD/ATI\]|\bNavi ?[1-4]\d\b"
                         r"|\b(?:is|have|has|got|use|using|own)\s+an?\s+(?:AMD\s+)?Radeon\b(?!\s*(?:\(TM\)\s*)?Graphics)",
@@ -57,11 +58,11 @@ def _evidence(text: str) -> Iterator[str]:
         radeon = None  # an APU's integrated Radeon named beside its Ryzen; a discrete RX card counts
     if radeon:
         yield radeon.group().strip()
-    if "RX" in text or "XT" in text or "xt" in text:
+    if "RX" in text or "0XT" in text or "0 XT" in text or "0xt" in text or "0 xt" in text:  # what _RX's forms hold
         m = _RX.search(text)
         if m and not _NVIDIA_NAME.search(text) and not (radeon and m.group() in radeon.group()):
             yield m.group()
-    if "MI" in text:
+    if "MI" in text and ("Instinct" in text or _MI_NUMBER.search(text)):  # NVIDIA-SMI's lines hold "MI" too
         m = _INSTINCT.search(text)
         if m:
             yield m.group()
