@@ -88,6 +88,14 @@ _CUDA_ONLY = frozenset({"library-cpu-build", "not-compiled-with-cuda", "xformers
                         "gpu-unused-unexplained", "nccl-not-built"})
 
 
+def _mac_symptom(facts: Facts, code: str) -> bool:
+    """CUDA said to be unavailable on a Mac, with no other message: the Mac is the answer, even where torch there is
+    known to be a build without CUDA (which otherwise explains the symptom)."""
+    others = [v for k, v in facts.extra if k == "paste.signature" and v not in ("cuda-unavailable", "gpu-unused-unexplained")]
+    return (facts.platform.system == "Darwin" and code in ("cuda-unavailable", "gpu-unused-unexplained") and not others
+            and Source.parse(facts.meta.source) is Source.PASTE)  # collect_env on a Mac says False as a matter of course
+
+
 def _explained(facts: Facts) -> bool:
     """Another message or fact in the paste already says why CUDA is unavailable."""
     others = [v for k, v in facts.extra if k == "paste.signature" and v not in ("cuda-unavailable", "gpu-unused-unexplained")]
@@ -158,7 +166,7 @@ def errors(facts: Facts) -> Iterator[Finding]:
     for code in found:
         cause = (ON_AMD.get(code) if amd else None) or CAUSES.get(code)
         covered = COVERED.get(code)
-        if cause is None or (covered is not None and covered(facts)):
+        if cause is None or (covered is not None and covered(facts) and not _mac_symptom(facts, code)):
             continue
         refused = _float16_on_the_cpu(facts) if code == "float16-not-efficient" else None
         if refused is not None:

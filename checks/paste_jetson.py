@@ -36,12 +36,14 @@ def jetson_torch(facts: Facts) -> Iterator[Finding]:
         return
     source = extras(facts, "paste.torch_source")
     failed = t.is_available is False or t.cuda_compiled is False
-    if not failed and not (source and _failure_shown(facts)):
+    unused = bool(version) and "gpu-unused-unexplained" in extras(facts, "paste.signature")  # a torch not NVIDIA's, idle
+    if not failed and not unused and not (source and _failure_shown(facts)):
         return
     label = f"torch {version}" if version else "the installed torch"
     said = f"torch.cuda.is_available() is False{f' with torch {version}' if version else ''}" if failed else (
         f"torch from {source[0]}, and " + ("CUDA work fails" if _failed_work(facts) else
-                                           "the paste does not show CUDA working"))
+                                           "the paste does not show CUDA working")) if source else (
+        f"the paste says the GPU stays unused, with torch {version}, which is not a JetPack build")
     yield Finding(
         code="paste.jetson-torch",
         severity=Severity.WARNING,

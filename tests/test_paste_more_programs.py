@@ -121,6 +121,65 @@ def test_more_programs_words_are_named(text: str, code: str) -> None:
     assert code in _codes(text)
 
 
+@pytest.mark.parametrize("text, code", [
+    ("ModuleNotFoundError: No module named 'fused_layer_norm_cuda'\n", "paste.extension-build-without-cuda"),
+    ("ImportError: No module named 'amp_C'\n", "paste.extension-build-without-cuda"),
+    ('    raise Exception("CPU version is not implemented")\nException: CPU version is not implemented\n',
+     "paste.extension-build-without-cuda"),
+    ("AssertionError: PyTorch is built with CUDA version: 11.7.\nThe current running CUDA version is: 10.2.89\n",
+     "paste.extension-toolkit-mismatch"),
+    ("RuntimeError: (PreconditionNotMet) Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion.\n",
+     "paste.cudnn-missing"),
+    ("Error: Cannot load cublas shared library. Cannot invoke method cublasCreate_v2\n", "paste.cuda-lib-missing"),
+    ("CUDA backend failed to initialize: Found cuDNN version 8700, but JAX was built against version 8800, which is "
+     "newer.\n", "paste.cudnn-version-mismatch"),
+    ('docker: Error response from daemon: could not select device drit device driver "" with capabilities: [[gpu]].\n',
+     "paste.docker-no-gpu-driver"),
+    ("ERROR: The Nouveau kernel driver is currently in use by your system.  This driver is incompatible with the NVIDIA "
+     "driver\n", "paste.nouveau-in-use"),
+    ("Running a test of your configuration...\nYour PyTorch installation is not configured to use CUDA. If you have a "
+     "GPU ready for deep learning, ensure that the drivers are properly installed\n", "paste.cuda-unavailable"),
+    ("After 3.0.0 only CPU is offered as execution provider.\n", "paste.library-cpu-build"),
+    ("UserWarning: The unoptimized RealESRGAN is slow on CPU. We do not use it.\n", "paste.cuda-unavailable"),
+    ("ERROR - FAIL : LoadLibrary failed with error 126 \"\" when trying to load \"C:\\sd\\venv\\lib\\site-packages\\"
+     "insightface\\ops.dll\"\n", "paste.windows-dll"),
+    ("OSError: dlopen(/Users/me/.venv/lib/python3.11/site-packages/torchaudio/lib/_torchaudio.abi3.so, 0x0006): Symbol "
+     "not found: _torch_library_impl\n", "paste.torchaudio-abi"),
+    ("UserWarning: Failed to load image Python extension: '/usr/local/lib/python3.8/dist-packages/torchvision/image.so: "
+     "undefined symbol: _ZN5torch3jit17parseSchemaOrNameERKSsb'\n", "paste.torchvision-nms"),
+    ("LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.shfl.sync.bfly.i32\n", "paste.gpu-too-old-for-triton"),
+    ("RuntimeError: Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU compiler, which is used "
+     "as the backend.\n", "paste.gpu-too-old-for-triton"),
+])
+def test_still_more_programs_words_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+def test_an_extensions_op_called_through_its_c_module_that_is_missing_is_a_build_without_it() -> None:
+    text = "    output = _C.ms_deform_attn_forward(\nNameError: name '_C' is not defined\n"
+    assert "paste.extension-build-without-cuda" in _codes(text)
+
+
+def test_a_file_name_holding_colab_is_no_colab_runtime() -> None:
+    text = ("I copied requirements-win-colab-cuda.txt to requirements.txt and installed from it.\n"
+            ">> Using device_type cpu\n")
+    assert "paste.colab-no-gpu" not in _codes(text)
+    assert "paste.colab-no-gpu" in _codes("On Colab it says:\n>> Using device_type cpu\n")
+
+
+def test_cuda_unavailable_on_a_mac_is_the_mac_even_where_torch_there_is_known_without_cuda() -> None:
+    text = ("From /Users/me/app/run.py on my MacBook Pro (macOS Mojave 10.14.5):\n"
+            "Your PyTorch installation is not configured to use CUDA.\n")
+    assert "paste.macos-no-cuda" in _codes(text)
+
+
+def test_an_idle_gpu_on_a_jetson_with_a_torch_that_is_not_jetpacks_is_the_torch() -> None:
+    text = ("On a Jetson Orin Nano the GPU shows no activity at all in jtop during generation.\n"
+            "- PyTorch Version: 2.5.1\n")
+    assert "paste.jetson-torch" in _codes(text)
+    assert "paste.jetson-torch" not in _codes(text.replace("2.5.1", "2.5.0a0+872d972e41.nv24.08"))
+
+
 def test_a_raise_in_the_last_frame_of_a_cut_traceback_is_the_message() -> None:
     frames = ('Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    x = torch.cuda.current_device()\n'
               '  File "C:\\env\\lib\\site-packages\\torch\\cuda\\__init__.py", line 289, in _lazy_init\n'
@@ -154,9 +213,9 @@ def test_an_intel_gpu_said_in_words_on_a_mac_means_no_cuda() -> None:
     ("modules.devices.NansException: A tensor with all NaNs was produced in Unet. This could be either because there's "
      "not enough precision to represent the picture, or because your video card does not support half type.\n",
      "nans-in-half-precision"),
-    ("RuntimeError: Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU compiler, which is used "
-     "as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA capability 6.0\n",
-     "gpu-too-old-for-triton"),
+    ("RuntimeError: Found dtype Float but expected Half\n", "tensors-of-different-dtypes"),
+    ("[AnimateDiff] - WARNING - xformers is enabled but it has a bug that can cause issue while using with AnimateDiff.\n",
+     "animatediff-xformers-warning"),
     ("THCudaCheck FAIL file=/root/torch/extra/cutorch/lib/THC/generic/THCStorage.cu line=66 error=2 : out of memory\n",
      "out-of-memory"),
     ("A matching Triton is not available, some optimizations will not be enabled\n"

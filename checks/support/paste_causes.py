@@ -191,6 +191,20 @@ CAUSES: Dict[str, Cause] = {
                            "onnxruntime, TensorFlow), install the cuDNN major it was built for and put its folder on "
                            "PATH (Windows) or LD_LIBRARY_PATH (Linux); the nvidia-cudnn-cuNN wheel of that major works.",
                            ("pip list | grep -i nvidia", *REINSTALL)),
+    "nouveau-in-use": Cause(E, "the open-source nouveau driver is loaded and holds the GPU: the NVIDIA driver's installer "
+                               "refuses, and CUDA cannot use the GPU until the NVIDIA driver replaces it",
+                            "Blacklist nouveau, rebuild the initramfs and reboot, then install the NVIDIA driver (the "
+                            "distribution's packages do both).",
+                            ("printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee "
+                             "/etc/modprobe.d/blacklist-nouveau.conf", "sudo update-initramfs -u", "sudo reboot")),
+    "gpu-too-old-for-triton": Cause(W, "this GPU is too old for Triton, which torch.compile and libraries built on it "
+                                       "(unsloth, vLLM's kernels, ...) need: compute capability 7.0 or newer; torch "
+                                       "itself works on it",
+                                    "Run without torch.compile where the program allows it (its option, or "
+                                    "TORCHDYNAMO_DISABLE=1 in the environment); a library that needs Triton needs a GPU "
+                                    "of compute capability 7.0 or newer.",
+                                    ('python -c "import torch; print(torch.cuda.get_device_name(), '
+                                     'torch.cuda.get_device_capability())"',)),
     "triton-misreads-cuda": Cause(W, "the installed Triton release does not know this CUDA version: it reads 12.x as "
                                      "older than 10",
                                   "Install a Triton release made for this CUDA and torch (on Windows, the triton-windows "
@@ -358,6 +372,7 @@ SHARED_CAUSE: Dict[str, str] = {
     "gpu-too-old": "gpu.arch-too-old",
     "ptx-toolchain": "driver.too-old-for-torch",
     "kernel-module-missing": "driver.not-loaded",
+    "nouveau-in-use": "driver.nouveau",
     "uvm-not-loaded": "driver.uvm",
     "error-802": "driver.fabric-manager",
     "cudnn-cnn-infer-warning": "libs.missing",  # a library torch asks for is not there

@@ -170,18 +170,10 @@ RUNNING: Dict[str, Cause] = {
                                       "Not an installation problem: give the container more shared memory (docker run "
                                       "--shm-size=8g, or --ipc=host), or use fewer DataLoader workers (num_workers=0).",
                                       ("df -h /dev/shm",)),
-    "gpu-too-old-for-triton": Cause(NOTE, "the CUDA environment works, but torch.compile's Triton backend needs "
-                                          "compute capability 7.0 or newer and this GPU is older",
-                                    "Run the program without torch.compile (its option for that, or TORCHDYNAMO_DISABLE=1 "
-                                    "in the environment), or use a GPU of compute capability 7.0 or newer.",
-                                    ('python -c "import torch; print(torch.cuda.get_device_name(), '
-                                     'torch.cuda.get_device_capability())"',)),
-    "ray-task-without-gpu": Cause(NOTE, "the CUDA environment works: Ray started the task without a GPU (a task that "
-                                        "asks for none sees none)",
-                                  "Not an installation problem: ask Ray for a GPU per task or trial "
-                                  "(resources_per_trial={\"gpu\": 1}, @ray.remote(num_gpus=1), or the trainer's "
-                                  "ScalingConfig(use_gpu=True)).", ('python -c "import ray; ray.init(); '
-                                                                   'print(ray.cluster_resources())"',)),
+    "animatediff-xformers-warning": Cause(NOTE, "the CUDA environment works: AnimateDiff warns at start-up that "
+                                                "xFormers' attention has a bug with it (a warning)",
+                                          "Nothing needs fixing unless its outputs break; then start without xFormers "
+                                          "(ComfyUI: --use-pytorch-cross-attention)."),
     "nans-in-half-precision": Cause(NOTE, "the CUDA environment works: the model produced NaNs in half precision (common "
                                           "on GTX 16xx cards and with some models)",
                                     "Not an installation problem: run the model in full precision for the parts that "

@@ -35,7 +35,8 @@ def _unavailable(observations: List[Observation]) -> List[Observation]:
     return [dataclasses.replace(said, path="signature", value=Sig.CUDA_UNAVAILABLE)] if said else []
 
 
-_COLAB = re.compile(r"\bcolab\b", re.I)
+_COLAB = re.compile(r"(?<![\w.-])colab(?![\w.-])", re.I)  # the word, not a file name ("requirements-win-colab-cuda.txt")
+_OP_CALL = re.compile(r"(?<![\w.])_C\.[a-z]\w*\(")  # an extension's op called through its _C module
 _CUDA_WORD = re.compile(r"\bcuda\b|torch\.cuda\.", re.I)
 _NO_GPU_SIGNS = (Sig.NO_DRIVER, Sig.CUDA_UNAVAILABLE, Sig.NO_DEVICE, Sig.SMI_NO_DRIVER, Sig.SAID_UNUSED)
 
@@ -113,7 +114,8 @@ def extension_c_missing(body: Body, observations: List[Observation]) -> List[Obs
     frames = [m.group(1) for m in map(_FRAME.match, lines) if m]
     imports = any(o.path in ("torch.version", "torch.is_available", "torch.cuda") for o in observations) or any(
         _TORCH_WORKS.search(text) for text in lines)  # torch itself loads: its own _C is there
-    if any(_TORCH_FILE.search(path) for path in frames) or not (frames or imports):
+    op_call = any("_C." in text and _OP_CALL.search(text) for text in lines)  # "_C.ms_deform_attn_forward(": its op
+    if any(_TORCH_FILE.search(path) for path in frames) or not (frames or imports or op_call):
         return []
     return _signature_at(body, Sig.EXT_BUILD_NO_CUDA, lambda text: "name '_C' is not defined" in text, "traceback")
 
@@ -140,6 +142,7 @@ _SAID_UNUSED = re.compile(
     r"(?:on\s+|to\s+)?(?:the\s+)?CPU\s+(?:instead|only|rather)\b|\bCPU\s+instead\s+of\s+(?:the\s+)?GPU"
     r"|\bno\s+(?:NVIDIA\s+|CUDA\s+)?GPUs?\s+(?:was\s+|were\s+|is\s+)?(?:detected|found|recogni[sz]ed)\b"
     r"|\b(?:shows?|showing|says|finds|sees|detects|lists)\s+no\s+(?:NVIDIA\s+|CUDA\s+)?(?:GPUs?|CUDA devices?)\b"
+    r"|\bGPU\b[^.\n]{0,30}?\b(?:shows?|showed|has|had)\s+no\s+(?:activity|load|usage|utili[sz]ation)\b"
     r"|(?:检测不到|识别不到|找不到|无法使用|不能使用|没有使用|没用上|用不了|调用不了|无法调用|未检测到|没有检测到)\s*(?:GPU|显卡|CUDA)"
     r"|(?:GPU|显卡|CUDA)\s*(?:不可用|用不了|无法使用|没有被?使用|没有?用上|未被使用|识别不到|检测不到)", re.I)
 _WORKS = ("torch.is_available", "framework_cpu")  # torch answering True, or a setting that keeps it on the CPU

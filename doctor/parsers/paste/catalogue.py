@@ -88,6 +88,12 @@ _TF_LIBS = ("TensorFlow could not load the CUDA or cuDNN libraries of the versio
             "dynamic library' lines name them)")
 _NO_RUNTIME = "Docker has no 'nvidia' runtime: the NVIDIA Container Toolkit is not installed or not configured for it"
 _QUANT_KERNELS = "the quantization library's CUDA kernels are not installed (a wheel built without them, or for another torch)"
+_NO_GPU_RUNTIME = "Docker has no GPU runtime: the NVIDIA Container Toolkit is not installed or not configured"
+_DTYPES = "the GPU works; the code mixes tensor dtypes (half and float)"
+_TA_TORCH = "torchaudio was built for another torch release than the installed one (undefined symbol)"
+_TRITON_OLD = "Triton (torch.compile's backend, and libraries built on it) needs compute capability 7.0 or newer"
+_APEX = ("apex was installed without its CUDA extensions (built without --cuda_ext, or where no CUDA toolkit was found), "
+         "so its fused ops are missing")
 _GGML = "llama.cpp (ggml) was built without kernels for this GPU's architecture (CMAKE_CUDA_ARCHITECTURES)"
 _NO_NCCL = ("this torch has no NCCL (builds for Windows and macOS have none, nor do CPU-only builds), but the program "
             "starts the nccl backend")
@@ -131,7 +137,9 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.GPU_TOO_OLD, "not supported for the current gpu. min", r"not supported for the current GPU\. Min(?:imum)? "
        r"capability: \d+", "the quantization kernels need a newer GPU than this one"),
     _s(Sig.TRITON_OLD_GPU, "too old to be supported by the triton", r"too old to be supported by the triton GPU compiler",
-       "the GPU works; torch.compile's Triton backend needs compute capability 7.0 or newer", healthy=True),
+       _TRITON_OLD),
+    _s(Sig.TRITON_OLD_GPU, "cannot select: intrinsic %llvm.nvvm.shfl.sync", r"Cannot select: intrinsic %llvm\.nvvm\.shfl\.sync",
+       _TRITON_OLD),
     # a library's own minimum: "GPUs with compute capability below 7.0 are not supported" (vLLM)
     _s(Sig.GPU_TOO_OLD, "compute capability", r"compute capability (?:below|less than|lower than|<)\s*\d+\.\d+\s+(?:is|are)\s+"
        r"(?:not|no longer) supported", "the GPU's compute capability is below the minimum the program's build supports"),
@@ -278,14 +286,16 @@ CATALOGUE: Tuple[Signature, ...] = (
        _NO_RUNTIME),
     _s(Sig.DOCKER_NO_GPU, "unknown runtime specified nvidia", r"Unknown runtime specified nvidia",
        _NO_RUNTIME),
+    _s(Sig.DOCKER_NO_GPU, "with capabilities: [[gpu]]", r"\bwith capabilities: \[\[gpu\]\]",
+       _NO_GPU_RUNTIME),
     _s(Sig.DOCKER_NO_GPU, "could not select device driver", r"could not select device driver (?:\"[^\"]*\" )?with capabilities: \[\[gpu\]\]",
-       "Docker has no GPU runtime: the NVIDIA Container Toolkit is not installed or not configured"),
+       _NO_GPU_RUNTIME),
     _s(Sig.INVALID_ORDINAL, "invalid device ordinal", r"invalid device ordinal",
        "the code asks for a GPU index that this process cannot see (CUDA_VISIBLE_DEVICES or the device count)"),
     _s(Sig.TORCHVISION_NMS, "custom c++ ops", r"Couldn't load custom C\+\+ ops",
        _TV_TORCH, "torchvision.import_error"),
     # torchvision's own compiled library missing a symbol of torch: built for another torch release
-    _s(Sig.TORCHVISION_NMS, "undefined symbol", r"torchvision[/\\]_C[\w.-]*\.(?:so|pyd)\s*:\s*undefined symbol",
+    _s(Sig.TORCHVISION_NMS, "undefined symbol", r"torchvision[/\\](?:_C|image)[\w.-]*\.(?:so|pyd)\s*:\s*undefined symbol",
        _TV_TORCH, "torchvision.import_error"),
     # torchvision's operators exist but have no CUDA kernels: a CPU-only torchvision beside a CUDA torch
     _s(Sig.TORCHVISION_CUDA, "torchvision::", r"Could not run 'torchvision::\w+' with arguments from the 'CUDA' backend",
@@ -311,7 +321,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"different CUDA versions", "torchaudio was built for another CUDA than the installed torch"),
     _s(Sig.TORCHAUDIO_ABI, "undefined symbol", r"(?:libtorchaudio\w*\.so|_torch_sox[\w.-]*\.so|torchaudio[/\\][^\s:]*\.(?:so|pyd))"
        r"[^\n]*undefined symbol",
-       "torchaudio was built for another torch release than the installed one (undefined symbol)"),
+       _TA_TORCH),
+    # macOS's dlopen names the symbol its own way: "dlopen(.../torchaudio/lib/_torchaudio.abi3.so, 0x0006): Symbol not found"
+    _s(Sig.TORCHAUDIO_ABI, "symbol not found", r"dlopen\([^)\n]*torchaudio[^)\n]*\)[^\n]*Symbol not found", _TA_TORCH),
     _s(Sig.EXTENSION_ABI, "compiled with different cuda", r"PyTorch and (?!torchvision\b)\w+ were compiled with different CUDA",
        "a compiled extension was built for another CUDA than the installed torch"),
     _s(Sig.EXTENSION_ABI, "libtorch_cuda_", r"libtorch_cuda_(?:cu|cpp)\.so: cannot open shared object file",
@@ -342,6 +354,11 @@ CATALOGUE: Tuple[Signature, ...] = (
        _BNB_CPU),
     _s(Sig.BNB_NO_GPU, "libbitsandbytes_cpu", r"^\s*bin\s+\S*libbitsandbytes_cpu\.(?:so|dll)\b|"
        r"CUDA[ _]SETUP:\s*Defaulting to libbitsandbytes_cpu\.(?:so|dll)", _BNB_CPU),
+    _s(Sig.EXT_BUILD_NO_CUDA, "no module named", r"No module named ['\"]?(?:fused_layer_norm_cuda|amp_C|fused_adam_cuda|"
+       r"fused_dense_cuda|fused_weight_gradient_mlp_cuda|syncbn|apex_C)\b", _APEX),
+    _s(Sig.EXT_BUILD_NO_CUDA, "cpu version is not implemented", r"\bCPU version is not implemented\b", _EXT_SETUP),
+    _s(Sig.EXT_TOOLKIT, "pytorch is built with cuda version", r"PyTorch is built with CUDA version: \d+\.\d+",
+       "the CUDA toolkit the build finds (nvcc) is another version than the CUDA torch was built with"),
     _s(Sig.EXT_BUILD_NO_CUDA, "mmcv._ext", r"No module named ['\"]?mmcv\._ext\b",
        "mmcv without its compiled ops (mmcv-lite, or mmcv built without them): the full mmcv wheel for this torch and "
        "CUDA comes from OpenMMLab's index"),
@@ -434,6 +451,11 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDNN_MISSING, "cudnn is not found", r"\bcuDNN is not found\b",
        _CUDNN_PATH),
     _s(Sig.CUDNN_MISSING, "able to be loaded", r"CUDA[_ ]PATH is set but CUDA wasn'?t able to be loaded", _ORT),
+    _s(Sig.CUDNN_MISSING, "cannot load cudnn shared library", r"Cannot load cudnn shared library",
+       "PaddlePaddle cannot load a CUDA or cuDNN library of the version it was built for"),
+    _s(Sig.LIB_MISSING, "shared library. cannot invoke method", r"Cannot load (?:cublas\w*|cudart|cusolver|cusparse|curand|"
+       r"cufft|nvrtc|nccl) shared library\. Cannot invoke method",
+       "PaddlePaddle cannot load a CUDA or cuDNN library of the version it was built for"),
     _s(Sig.CUDNN_MISSING, "failed to create cudaexecutionprovider", r"Failed to create CUDAExecutionProvider", _ORT),
     _s(Sig.CUDNN_MISSING, "onnxruntime_providers_cuda", r"LoadLibrary failed with error 126 \"[^\"\n]*\" when trying to "
        r"load \"[^\"\n]*onnxruntime_providers_cuda\.dll\"", _ORT),
@@ -467,6 +489,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     # Python 3.8+ on Windows: "Could not find module '...\\torch\\lib\\caffe2_nvrtc.dll' (or one of its dependencies)"
     _s(Sig.WIN_DLL, "or one of its dependencies", r"Could not find module '[^']*\.dll' \(or one of its dependencies\)",
        _WIN_DLL, IMPORT),
+    _s(Sig.WIN_DLL, "loadlibrary failed with error", r"\bLoadLibrary failed with error (?:126|127|1114|193)\b",
+       _WIN_DLL, IMPORT),
     _s(Sig.WIN_DLL, "winerror", r"\[WinError (?:126|127|1114|193)\]",
        _WIN_DLL, IMPORT),
     _s(Sig.NO_TORCH, "no module named", r"No module named ['\"]?torch['\"]?(?:$|[^._\w])",
@@ -492,6 +516,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        _CUDNN_SHADOW, WARN),
     _s(Sig.PTX_TOOLCHAIN, "unsupported toolchain", r"the provided PTX was compiled with an unsupported toolchain",
        "the driver is older than the CUDA that compiled the PTX it must JIT-compile for this GPU", INIT),
+    _s(Sig.NOUVEAU, "nouveau kernel driver is currently in use", r"The Nouveau kernel driver is currently in use",
+       "the open-source nouveau driver holds the GPU, so the NVIDIA driver's installer refuses to install"),
     _s(Sig.MODULE_MISSING, "module", r"NVIDIA kernel module (?:is )?(?:missing|not found|not loaded)|"
        r"(?:Module|modprobe: FATAL: Module) nvidia not found|Kernel module nvidia not loaded|"
        r"ERROR: Unable to load the kernel module '?nvidia(?:\.ko)?'?",  # the driver installer's
@@ -549,6 +575,10 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"torch\.cuda\.is_available\(\)[^.\n]{1,40}?\b(?:returns?|gives|prints|shows)\s+[`*\"']*False\b",
        _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "gpu backend", r"No supported gpu backend found", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "the unoptimized realesrgan is slow on cpu", r"The unoptimized RealESRGAN is slow on CPU",
+       _UNAVAILABLE),  # GFPGAN, when torch cannot use CUDA
+    _s(Sig.CUDA_UNAVAILABLE, "not configured to use cuda", r"Your PyTorch installation is not configured to use CUDA",
+       _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "on this machine", r"CUDA is not availabl?e on this machine", _UNAVAILABLE),  # Coqui TTS
     _s(Sig.CUDA_UNAVAILABLE, "cuda compatible device could not be found", r"CUDA compatible device could not be found in "
        r"torch", _UNAVAILABLE),
@@ -562,8 +592,13 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.CUDA_UNAVAILABLE, "gpu is required to", r"GPU is required to (?:quantize or run quantize|run AWQ quantized) model",
        _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "backend 'cuda'", r"Unable to initialize backend 'cuda'", _UNAVAILABLE),
+    _s(Sig.CUDNN_MISMATCH, "but jax was built against version", r"Found cuDNN version \d+, but JAX was built against "
+       r"version \d+", "the program loads an older cuDNN than the one it was built against (another cuDNN found first)"),
     _s(Sig.CUDA_UNAVAILABLE, "cuda backend failed to initialize", r"CUDA backend failed to initialize", _UNAVAILABLE),
     # facefusion, roop, Deep-Live-Cam: the execution providers offered are onnxruntime's, and only the CPU is there
+    _s(Sig.LIBRARY_CPU, "execution provider", r"\bonly (?:the )?CPU (?:is )?(?:offered|available|listed|shown) as "
+       r"(?:an? )?execution provider",
+       "the program offers only the CPU: its GPU runtime (onnxruntime-gpu) is not installed, only onnxruntime"),
     _s(Sig.LIBRARY_CPU, "(choose from 'cpu')", r"invalid choice: '(?:cuda|gpu|tensorrt)' \(choose from 'cpu'\)",
        "the program offers only the CPU: its GPU runtime (onnxruntime-gpu) is not installed, only onnxruntime"),
     _s(Sig.LIBRARY_CPU, "not implemented for cpu only build", r"not implemented for CPU ONLY build",
@@ -726,8 +761,12 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.MISALIGNED, "misaligned address", r"\bmisaligned address\b",
        "the GPU works; a kernel in the program or a library read a misaligned address (a bug in that code)",
        healthy=True),
+    _s(Sig.DTYPE_MISMATCH, "but expected", r"Found dtype (?:Half|Float|BFloat16|Double) but expected (?:Half|Float|"
+       r"BFloat16|Double)", _DTYPES, healthy=True),
     _s(Sig.DTYPE_MISMATCH, "expected scalar type", r"expected scalar type (?:Half|Float|BFloat16|Double) but found "
-       r"(?:Half|Float|BFloat16|Double)", "the GPU works; the code mixes tensor dtypes (half and float)", healthy=True),
+       r"(?:Half|Float|BFloat16|Double)", _DTYPES, healthy=True),
+    _s(Sig.ANIMATEDIFF_XFORMERS, "xformers is enabled but it has a bug", r"xformers is enabled but it has a bug that can "
+       r"cause issue", "the GPU works; AnimateDiff warns that xFormers' attention has a bug with it", healthy=True),
     _s(Sig.NAN_HALF, "a tensor with all nans was produced in", r"A tensor with all NaNs was produced in",
        "the GPU works; the model produced NaNs in half precision (common on GTX 16xx cards)", healthy=True),
     _s(Sig.TRITON_MISSING, "a matching triton is not available", r"A matching Triton is not available, some optimizations "
