@@ -20,7 +20,7 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 HOLDOUT = CORPUS.parent / "reports-holdout"
 HOLDOUT_2 = CORPUS.parent / "reports-holdout-2"
 HOLDOUT_3 = CORPUS.parent / "reports-holdout-3"
-ROUNDS = [CORPUS.parent / f"reports-holdout-{n}" for n in range(4, 67)]
+ROUNDS = [CORPUS.parent / f"reports-holdout-{n}" for n in range(4, 71)]
 CORPORA = pytest.mark.parametrize("corpus", [CORPUS, HOLDOUT, HOLDOUT_2, HOLDOUT_3, *ROUNDS],
                                   ids=["reports", "holdout", "holdout-2", "holdout-3", "holdout-4", "holdout-5",
                                        "holdout-6", "holdout-7", "holdout-8", "holdout-9", "holdout-10",
@@ -42,7 +42,9 @@ CORPORA = pytest.mark.parametrize("corpus", [CORPUS, HOLDOUT, HOLDOUT_2, HOLDOUT
                                        "holdout-59", "holdout-60",
                                        "holdout-61", "holdout-62",
                                        "holdout-63", "holdout-64",
-                                       "holdout-65", "holdout-66"])
+                                       "holdout-65", "holdout-66",
+                                       "holdout-67", "holdout-68",
+                                       "holdout-69", "holdout-70"])
 
 
 @CORPORA
@@ -59,6 +61,20 @@ def test_no_report_is_in_two_corpora() -> None:
 
 
 OPEN = {
+    "sparseconvnet-208-rtx3080-cuda10-cublas-failed.txt":
+        "a cuBLAS execution failure, with the RTX 3080, cudatoolkit 10.0 and torch 1.3.1 only listed in a sentence",
+    "invokeai-2460-device-type-cpu-after-pip-install.txt":
+        "the symptom on Windows after installing from a requirements file whose torch lines are not in the paste",
+    "unsloth-2816-p100-too-old-for-triton.txt":
+        "named as the GPU too old for Triton (paste.gpu-too-old-for-triton), not for torch's wheel as the index lists",
+    "unsloth-512-gtx1080-llvm-shfl-sync.txt":
+        "named as the GPU too old for Triton (paste.gpu-too-old-for-triton), not for torch's wheel as the index lists",
+    "pascal-pkgs-ci-5-p100-vllm-triton-too-old.txt":
+        "named as the GPU too old for Triton (paste.gpu-too-old-for-triton), not for torch's wheel as the index lists",
+    "gfpgan-229-rtx3080-only-cpu.txt":
+        "the symptom only: GFPGAN's warning that it runs on the CPU, with no torch version",
+    "f5-tts-404-rtx3070-stuck-at-zero.txt":
+        "an untagged torch on Windows beside conda: a conda CUDA build is untagged too, so the build is not settled",
     "audiocraft-231-windows-intel-nuc-no-cuda-xformers-warning.txt":
         "prose only: an Intel NUC named, whose graphics are not named as a GPU model",
     "bitsandbytes-723-windows-kohya-libcudart-so-windowspath.txt":
