@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from gpudoctor.facts import Facts
-from gpudoctor.model import CheckResult, Status
+from gpudoctor.model import CheckResult, Finding, Severity, Status
+from gpudoctor.parsers.report import load_facts
+from gpudoctor.registry import discover
+from gpudoctor.runner import run_checks
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 
@@ -14,6 +17,12 @@ SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 def load(name: str) -> Facts:
     """The facts of tests/scenarios/NAME.json."""
     return Facts.from_json((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def pasted_problems(text: str) -> Dict[str, Finding]:
+    """The error and warning findings of every check on a pasted text, by code."""
+    report = run_checks(discover(plugins=False), load_facts(text, "in.txt"))
+    return {f.code: f for f in report.findings() if f.severity in (Severity.ERROR, Severity.WARNING)}
 
 
 def found(result: CheckResult) -> List[Tuple[str, str]]:

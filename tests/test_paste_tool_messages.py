@@ -4,20 +4,19 @@ implies; program advice that names a Mac; log-prefixed key-value lines."""
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import List
 
 import pytest
 
-from gpudoctor.model import Finding, Severity
 from gpudoctor.parsers.report import load_facts
 from gpudoctor.registry import discover
 from gpudoctor.render.diagnosis import answer
 from gpudoctor.runner import run_checks
 
+from checkhelp import pasted_problems
 
-def _found(text: str) -> Dict[str, Finding]:
-    report = run_checks(discover(plugins=False), load_facts(text, "in.txt"))
-    return {f.code: f for f in report.findings() if f.severity in (Severity.ERROR, Severity.WARNING)}
+
+_found = pasted_problems
 
 
 def _codes(text: str) -> List[str]:
