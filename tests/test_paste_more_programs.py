@@ -155,6 +155,37 @@ def test_still_more_programs_words_are_named(text: str, code: str) -> None:
     assert code in _codes(text)
 
 
+@pytest.mark.parametrize("text, code", [
+    ("Bark prints this message:\nNo GPU being used. Careful\n", "paste.cuda-unavailable"),
+    ("ValueError: /io/include/tensorview/tensor.h(171)\ndon't compiled with cuda\n", "paste.library-cpu-build"),
+    ("/usr/include/c++/11/bits/std_function.h:435:145: error: parameter packs not expanded with '...':\n",
+     "paste.nvcc-host-compiler"),
+    ("ERROR: The nvidia kernel module was not created.\n", "paste.kernel-module-missing"),
+    ("ImportError: cannot import name '_C' from 'groundingdino'\n", "paste.extension-build-without-cuda"),
+])
+def test_yet_more_programs_words_are_named(text: str, code: str) -> None:
+    assert code in _codes(text)
+
+
+def test_a_raise_in_the_last_frame_is_the_message_though_prose_follows() -> None:
+    text = ('Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
+            '  File "D:\\py\\lib\\site-packages\\torch\\cuda\\__init__.py", line 239, in _lazy_init\n'
+            '    raise AssertionError("Torch not compiled with CUDA enabled")\n\nAlso, installing deepspeed fails.\n')
+    assert "paste.not-compiled-with-cuda" in _codes(text)
+
+
+def test_an_amd_gpu_said_in_words_is_no_nvidia_gpu() -> None:
+    facts = load_facts("CPU and GPU are both AMD (a 5700), with the latest drivers.\n", "in.txt")
+    assert [v for k, v in facts.extra if k == "paste.amd_gpu"]
+    assert not [v for k, v in load_facts("My CPU is an AMD Ryzen 9 and the GPU is an RTX 4090.\n", "in.txt").extra
+                if k == "paste.amd_gpu"]
+
+
+def test_an_answer_under_a_numbered_step_with_its_reason_is_read() -> None:
+    text = "1. python\n1. import torch\n1. torch.cuda.is_available()\n\nIt returns False because CUDA is not there.\n"
+    assert load_facts(text, "in.txt").torch.is_available is False
+
+
 def test_an_extensions_op_called_through_its_c_module_that_is_missing_is_a_build_without_it() -> None:
     text = "    output = _C.ms_deform_attn_forward(\nNameError: name '_C' is not defined\n"
     assert "paste.extension-build-without-cuda" in _codes(text)
@@ -214,6 +245,9 @@ def test_an_intel_gpu_said_in_words_on_a_mac_means_no_cuda() -> None:
      "not enough precision to represent the picture, or because your video card does not support half type.\n",
      "nans-in-half-precision"),
     ("RuntimeError: Found dtype Float but expected Half\n", "tensors-of-different-dtypes"),
+    ("Recovering from OOM error; New batch size: 8\n", "out-of-memory"),
+    ("Error occurred when executing KSampler:\n\nCUDA error: the launch timed out and was terminated\n", "launch-timed-out"),
+    ("Cannot generate a cpu tensor from a generator of type cuda\n", "tensors-on-different-devices"),
     ("[AnimateDiff] - WARNING - xformers is enabled but it has a bug that can cause issue while using with AnimateDiff.\n",
      "animatediff-xformers-warning"),
     ("THCudaCheck FAIL file=/root/torch/extra/cutorch/lib/THC/generic/THCStorage.cu line=66 error=2 : out of memory\n",

@@ -174,6 +174,11 @@ RUNNING: Dict[str, Cause] = {
                                                 "xFormers' attention has a bug with it (a warning)",
                                           "Nothing needs fixing unless its outputs break; then start without xFormers "
                                           "(ComfyUI: --use-pytorch-cross-attention)."),
+    "launch-timed-out": Cause(NOTE, "the CUDA environment works: a kernel ran longer than the display watchdog allows "
+                                    "(Windows stops a GPU that drives a display after about 2 s: TDR)",
+                              "Not an installation problem: run smaller steps (batch, resolution, frames), use a GPU "
+                              "that drives no display, or raise the watchdog's limit (TdrDelay in the registry, at your "
+                              "own risk)."),
     "nans-in-half-precision": Cause(NOTE, "the CUDA environment works: the model produced NaNs in half precision (common "
                                           "on GTX 16xx cards and with some models)",
                                     "Not an installation problem: run the model in full precision for the parts that "

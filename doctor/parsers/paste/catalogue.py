@@ -90,7 +90,9 @@ _NO_RUNTIME = "Docker has no 'nvidia' runtime: the NVIDIA Container Toolkit is n
 _QUANT_KERNELS = "the quantization library's CUDA kernels are not installed (a wheel built without them, or for another torch)"
 _NO_GPU_RUNTIME = "Docker has no GPU runtime: the NVIDIA Container Toolkit is not installed or not configured"
 _DTYPES = "the GPU works; the code mixes tensor dtypes (half and float)"
+_WATCHDOG = "the GPU works; a kernel ran longer than the display's watchdog allows (Windows' TDR)"
 _TA_TORCH = "torchaudio was built for another torch release than the installed one (undefined symbol)"
+_SPCONV = "spconv is its CPU-only build: the spconv-cuXXX package for torch's CUDA has the GPU kernels"
 _TRITON_OLD = "Triton (torch.compile's backend, and libraries built on it) needs compute capability 7.0 or newer"
 _APEX = ("apex was installed without its CUDA extensions (built without --cuda_ext, or where no CUDA toolkit was found), "
          "so its fused ops are missing")
@@ -359,6 +361,8 @@ CATALOGUE: Tuple[Signature, ...] = (
     _s(Sig.EXT_BUILD_NO_CUDA, "cpu version is not implemented", r"\bCPU version is not implemented\b", _EXT_SETUP),
     _s(Sig.EXT_TOOLKIT, "pytorch is built with cuda version", r"PyTorch is built with CUDA version: \d+\.\d+",
        "the CUDA toolkit the build finds (nvcc) is another version than the CUDA torch was built with"),
+    _s(Sig.EXT_BUILD_NO_CUDA, "cannot import name '_c' from", r"cannot import name '_C' from '(?!torch\b)[\w.]+'",
+       "the project's compiled ops (_C) were not built (no CUDA toolkit or CUDA_HOME when it was installed)"),
     _s(Sig.EXT_BUILD_NO_CUDA, "mmcv._ext", r"No module named ['\"]?mmcv\._ext\b",
        "mmcv without its compiled ops (mmcv-lite, or mmcv built without them): the full mmcv wheel for this torch and "
        "CUDA comes from OpenMMLab's index"),
@@ -375,6 +379,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "torch's CUDA"),
     _s(Sig.HOST_COMPILER, "unsupported gnu version", r"unsupported GNU version! gcc versions later than \d+ are not "
        r"supported", "nvcc refuses the host compiler: the gcc is newer than this CUDA toolkit supports"),
+    _s(Sig.HOST_COMPILER, "parameter packs not expanded", r"std_function\.h:\d+:\d+: error: parameter packs not expanded",
+       "nvcc of CUDA 11.5 and older cannot parse gcc 11's <functional>: a gcc this CUDA supports, or a newer CUDA"),
     _s(Sig.HOST_COMPILER, "unsupported microsoft visual studio version", r"unsupported Microsoft Visual Studio version!",
        "nvcc refuses the host compiler: the Visual Studio is newer than this CUDA toolkit supports"),
     _s(Sig.EXT_BUILD_NO_CUDA, "cuda is not availabel", r"NotImplementedError: Cuda is not availabel",
@@ -516,6 +522,9 @@ CATALOGUE: Tuple[Signature, ...] = (
        _CUDNN_SHADOW, WARN),
     _s(Sig.PTX_TOOLCHAIN, "unsupported toolchain", r"the provided PTX was compiled with an unsupported toolchain",
        "the driver is older than the CUDA that compiled the PTX it must JIT-compile for this GPU", INIT),
+    _s(Sig.MODULE_MISSING, "kernel module", r"The nvidia kernel module was not created|An error occurred while performing "
+       r"the step: \"Building kernel modules\"",
+       "the NVIDIA driver's installer could not build its kernel module for the running kernel"),
     _s(Sig.NOUVEAU, "nouveau kernel driver is currently in use", r"The Nouveau kernel driver is currently in use",
        "the open-source nouveau driver holds the GPU, so the NVIDIA driver's installer refuses to install"),
     _s(Sig.MODULE_MISSING, "module", r"NVIDIA kernel module (?:is )?(?:missing|not found|not loaded)|"
@@ -601,13 +610,14 @@ CATALOGUE: Tuple[Signature, ...] = (
        "the program offers only the CPU: its GPU runtime (onnxruntime-gpu) is not installed, only onnxruntime"),
     _s(Sig.LIBRARY_CPU, "(choose from 'cpu')", r"invalid choice: '(?:cuda|gpu|tensorrt)' \(choose from 'cpu'\)",
        "the program offers only the CPU: its GPU runtime (onnxruntime-gpu) is not installed, only onnxruntime"),
-    _s(Sig.LIBRARY_CPU, "not implemented for cpu only build", r"not implemented for CPU ONLY build",
-       "spconv is its CPU-only build: the spconv-cuXXX package for torch's CUDA has the GPU kernels"),
+    _s(Sig.LIBRARY_CPU, "not implemented for cpu only build", r"not implemented for CPU ONLY build", _SPCONV),
+    _s(Sig.LIBRARY_CPU, "compiled with cuda", r"tensorview[/\\]\S*\(\d+\)\s*don'?t compiled with cuda|"
+       r"^\s*don'?t compiled with cuda\s*$", _SPCONV),
     _s(Sig.LIBRARY_CPU, "not compiled with gpu offload support", r"not compiled with GPU offload support",
        "llama.cpp (or llama-cpp-python) was built without a GPU backend: it runs on the CPU and ignores the GPU layers"),
     _s(Sig.CUDA_MALLOC, "does not support cuda-malloc", r"this card most likely does not support cuda-malloc",
        "the GPU or its driver does not support cudaMallocAsync, which ComfyUI turns on"),
-    _s(Sig.CUDA_UNAVAILABLE, "no gpu being used", r"No GPU being used\. Careful, inference might be very slow", _UNAVAILABLE),
+    _s(Sig.CUDA_UNAVAILABLE, "no gpu being used", r"No GPU being used\. Careful\b", _UNAVAILABLE),
     _s(Sig.CUDA_UNAVAILABLE, "cuda unavailable", r"CUDA unavailable, invalid device", _UNAVAILABLE),  # YOLOv5's check
     # a program asserting that CUDA is available: "AssertionError: CUDA must be available in order to use Deep Daze"
     _s(Sig.CUDA_UNAVAILABLE, "assertionerror", r"AssertionError: CUDA (?:must be|is not|isn't|not) availa\w*|"
@@ -651,6 +661,7 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"\b(?:gpu|cuda|an?|the|of|with|error)\s+out[- ]of[- ]memory(?:\s+errors?)?\b",
        _OOM, healthy=True),
     _s(Sig.OUT_OF_MEMORY, "out of memory", r"\bTHC\w*\.cu\b[^\n]{0,60}?\bout of memory\b", _OOM, healthy=True),  # Lua torch
+    _s(Sig.OUT_OF_MEMORY, "recovering from oom error", r"Recovering from OOM error", _OOM, healthy=True),  # Wav2Lip
     _s(Sig.OUT_OF_MEMORY, "out of vram", r"\b(?:running|ran|runs) out of VRAM\b", _OOM, healthy=True),
     _s(Sig.OUT_OF_MEMORY, "cuda runtime error (2)", r"cuda runtime error \(2\)(?!\d)",  # cudaErrorMemoryAllocation
        _OOM, healthy=True),
@@ -767,6 +778,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        r"(?:Half|Float|BFloat16|Double)", _DTYPES, healthy=True),
     _s(Sig.ANIMATEDIFF_XFORMERS, "xformers is enabled but it has a bug", r"xformers is enabled but it has a bug that can "
        r"cause issue", "the GPU works; AnimateDiff warns that xFormers' attention has a bug with it", healthy=True),
+    _s(Sig.LAUNCH_TIMEOUT, "launch timed out", r"\bthe launch timed out and was terminated\b", _WATCHDOG, healthy=True),
+    _s(Sig.LAUNCH_TIMEOUT, "launchtimeout", r"\bcudaErrorLaunchTimeout\b", _WATCHDOG, healthy=True),
     _s(Sig.NAN_HALF, "a tensor with all nans was produced in", r"A tensor with all NaNs was produced in",
        "the GPU works; the model produced NaNs in half precision (common on GTX 16xx cards)", healthy=True),
     _s(Sig.TRITON_MISSING, "a matching triton is not available", r"A matching Triton is not available, some optimizations "
@@ -786,6 +799,8 @@ CATALOGUE: Tuple[Signature, ...] = (
        "if __name__ == '__main__': guard", healthy=True),
     _s(Sig.GPU_LOADED, "loading model weights took", r"Loading model weights took \d+(?:\.\d+)? ?GB",
        "the GPU works: vLLM loaded the model's weights onto it", healthy=True),
+    _s(Sig.DEVICE_MISMATCH, "tensor from a generator of type", r"Cannot generate a (?:cpu|cuda) tensor from a generator of "
+       r"type (?:cuda|cpu)", _MIXED_DEVICES, healthy=True),
     _s(Sig.DEVICE_MISMATCH, "expected all tensors", r"Expected all tensors to be on the same device",
        _MIXED_DEVICES, healthy=True),
     _s(Sig.DEVICE_MISMATCH, "expected object of", r"Expected object of device type cuda but got device "

@@ -44,7 +44,7 @@ _VERBS = r"(?:prints?|printing|returns?|returning|gives?|giving|outputs?|outputt
 _SAID_ANSWER = re.compile(_VERBS + r"\s+[`'\"*]*(True|False)\b[`'\"*]*\s*[:.]?\s*$", re.I)
 # the answer on its own line under the command: "gives TRUE."
 _ANSWER_BELOW = re.compile(r"^\s*(?:(?:it|this|that|which|and|but)\s+)?(?:still\s+)?" + _VERBS
-                           + r"\s+[`'\"*]*(True|False)\b[`'\"*]*\s*[.!]?\s*$", re.I)
+                           + r"\s+[`'\"*]*(True|False)\b[`'\"*]*\s*[.!]?\s*(?:(?:because|since|as)\b[^\n]*)?$", re.I)
 _ASKS = "print(torch.cuda.is_available())"  # the command prints only this
 # an interpreter a command line runs: "python3 -c ...", "py -3.11 -c", "/opt/venv/bin/python -c"
 _INTERPRETER = re.compile(r"^\s*(?:[$>]\s*)?((?:[\w.~:-]*[/\\])*(?:python[\d.]*|py)(?:\.exe)?)(?:\s+-[\w.]+)*?\s+-c\b")
@@ -202,8 +202,11 @@ def two_answers(segment: Segment) -> Iterator[Observation]:
                 yield observe("torch.is_available", answers.pop() == "True", segment, line, "prose")
 
 
+_LIST_ITEM = re.compile(r"^(?:\d{1,3}[.)]|[-*+])\s+")  # "1. torch.cuda.is_available()" as a step of a list
+
+
 def _asks_only(text: str) -> bool:
-    asked = text.strip().strip("`")
+    asked = _LIST_ITEM.sub("", text.strip()).strip("`")
     return _ASKS in asked.replace(" ", "") or asked.removeprefix(">>>").strip() == "torch.cuda.is_available()"
 
 

@@ -48,16 +48,19 @@ def in_words(low: str) -> Tuple[str, ...]:
 
 
 _FRAME = re.compile(r'^\s*File "[^"]+", line \d+, in ')
+_EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception|Warning)\b\s*:")
 
 
 def _raised_last(lines: Sequence[Line], i: int) -> bool:
-    """Line ``i`` is the `raise` a traceback's last frame was running, where the paste ends before the exception line:
-    that frame is raising this message."""
+    """Line ``i`` is the `raise` a traceback's last frame was running: that frame is raising this message, whether or
+    not the paste goes on to its exception line."""
     text = lines[i].text.lstrip()
     if not text.startswith("raise ") or i == 0 or not _FRAME.match(lines[i - 1].text):
         return False
-    after = next((line.text.strip() for line in lines[i + 1:] if line.text.strip()), "")
-    return not after or after.startswith("(") and not _FRAME.match(after)  # the end, or a note that the paste is cut
+    after = [line.text for line in lines[i + 1:i + 6] if line.text.strip()]
+    if after and _FRAME.match(after[0]):
+        return False  # a later frame: this one called on, it did not raise
+    return not any(_EXCEPTION_LINE.match(text) for text in after[:3])  # its own exception line, when there, is read
 
 
 def narrowed(literals: Sequence[str]) -> Tuple[Signature, ...]:

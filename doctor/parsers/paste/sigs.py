@@ -100,6 +100,7 @@ class Sig(enum.Enum):
     TRITON_CUDA = "triton-misreads-cuda"  # a Triton release that does not know the CUDA version it finds
     NOUVEAU = "nouveau-in-use"  # the NVIDIA installer refusing while the nouveau driver holds the GPU
     ANIMATEDIFF_XFORMERS = "animatediff-xformers-warning"  # AnimateDiff warning about xFormers at start-up
+    LAUNCH_TIMEOUT = "launch-timed-out"  # a kernel stopped by the display watchdog (Windows' TDR): the GPU works
     NAN_HALF = "nans-in-half-precision"  # a web UI's NansException: the model's half precision, not the install
     TRITON_MISSING = "triton-not-available"  # xFormers without a matching Triton: only its Triton kernels are off
     TRITON_OLD_GPU = "gpu-too-old-for-triton"  # torch.compile's Triton backend on a GPU below compute capability 7.0

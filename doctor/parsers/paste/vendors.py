@@ -25,7 +25,8 @@ _INSTINCT = re.compile(r"\b(?:AMD )?Instinct(?:\(TM\))? ?MI\d{2,3}\w*\b|\bMI(?:5
 _MI_NUMBER = re.compile(r"MI[1-6]")  # what _INSTINCT's forms hold when they do not say "Instinct"
 _AMD_WORDS = re.compile(r"\bAMD (?:Radeon )?(?:GPUs?|graphics(?: cards?)?|cards?|APUs?|video cards?)\b|\bAPU\b.{0,20}\bAMD\b|"
                         r"\bRadeon (?:GPUs?|cards?|graphics cards?)\b|\[AMD/ATI\]|\bNavi ?[1-4]\d\b"
-                        r"|\b(?:is|have|has|got|use|using|own)\s+an?\s+(?:AMD\s+)?Radeon\b(?!\s*(?:\(TM\)\s*)?Graphics)",
+                        r"|\b(?:is|have|has|got|use|using|own)\s+an?\s+(?:AMD\s+)?Radeon\b(?!\s*(?:\(TM\)\s*)?Graphics)"
+                        r"|\bGPUs?\b[^.\n]{0,20}?\b(?:is|are)(?: both)? (?:an? )?AMD\b(?! Ryzen)",
                         re.I)  # "my card is a Radeon"
 _KFD = re.compile(r"/dev/kfd\b")
 _ROCM_TOOL = re.compile(r"\brocminfo\b|\brocm-smi\b|\bamd-smi\b|\bHSA Agents\b|\bROCk module\b|"
