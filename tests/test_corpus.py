@@ -20,7 +20,7 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 HOLDOUT = CORPUS.parent / "reports-holdout"
 HOLDOUT_2 = CORPUS.parent / "reports-holdout-2"
 HOLDOUT_3 = CORPUS.parent / "reports-holdout-3"
-ROUNDS = [CORPUS.parent / f"reports-holdout-{n}" for n in range(4, 71)]
+ROUNDS = [CORPUS.parent / f"reports-holdout-{n}" for n in range(4, 75)]
 CORPORA = pytest.mark.parametrize("corpus", [CORPUS, HOLDOUT, HOLDOUT_2, HOLDOUT_3, *ROUNDS],
                                   ids=["reports", "holdout", "holdout-2", "holdout-3", "holdout-4", "holdout-5",
                                        "holdout-6", "holdout-7", "holdout-8", "holdout-9", "holdout-10",
@@ -44,7 +44,9 @@ CORPORA = pytest.mark.parametrize("corpus", [CORPUS, HOLDOUT, HOLDOUT_2, HOLDOUT
                                        "holdout-63", "holdout-64",
                                        "holdout-65", "holdout-66",
                                        "holdout-67", "holdout-68",
-                                       "holdout-69", "holdout-70"])
+                                       "holdout-69", "holdout-70",
+                                       "holdout-71", "holdout-72",
+                                       "holdout-73", "holdout-74"])
 
 
 @CORPORA
@@ -61,6 +63,39 @@ def test_no_report_is_in_two_corpora() -> None:
 
 
 OPEN = {
+    "chatrwkv-173-wkv-cuda-gcc11-nvcc115.txt":
+        "named as nvcc refusing gcc 11's headers (paste.nvcc-host-compiler), not the toolkit mismatch the index lists",
+    "ultimatevocalremovergui-1449-gtx760-cudnn-not-initialized.txt":
+        "cuDNN not initialising on a GTX 760 named in lower case in a title: the bundled torch is not shown",
+    "chainner-794-rtx2070-not-recognised-system32-path.txt":
+        "prose only: the PATH without System32 was found from a screenshot",
+    "kohya-ss-1445-venv-bitsandbytes-cuda-setup-failed.txt":
+        "named as bitsandbytes' CUDA set-up failing (paste.bitsandbytes-without-gpu), a code the index does not list",
+    "bitsandbytes-748-windows-cuda-setup-failed-libcudart-so.txt":
+        "named as bitsandbytes' CUDA set-up failing (paste.bitsandbytes-without-gpu); its release, which decides the "
+        "platform, is not in the paste",
+    "stable-baselines3-193-device-cpu-still-uses-gpu-memory.txt":
+        "healthy, and prose only: GPU memory taken with device='cpu', seen in nvidia-smi but not pasted",
+    "ocr-translate-63-easyocr-on-cpu-device-setting.txt": "healthy, and prose only: EasyOCR's CPU notice retold",
+    "vits-181-monotonic-align-segfault-batch.txt": "healthy: a segfault in the project's own code, with no message",
+    "ultimatevocalremovergui-1105-mx150-gpu-conversion-greyed.txt": "prose only: a greyed-out GPU option, with no output",
+    "stable-dreamfusion-121-raymarching-build-1080ti.txt": "the build's error only in a screenshot",
+    "audiocraft-13-macos-m1-install.txt":
+        "the middle of a traceback from a Mac, named as 'MacOS M1' only in the title, with no CUDA line in it",
+    "rl-baselines3-zoo-486-docker-gpu-image-using-cpu-device.txt":
+        "Stable-Baselines3's 'Using cpu device', which it also says for a CPU asked for on purpose",
+    "compute-gpu-installation-34-kernel-6.5-module-build.txt": "the installer's failing output was not pasted",
+    "apex-1533-fused-layer-norm-cuda-undefined-symbol-torch111.txt":
+        "the undefined symbol of fused_layer_norm_cuda only in a title, without the library's path",
+    "pyannote-audio-1182-diarization-cpu-only-gpu-unsupported.txt": "prose only: the GPU is not named",
+    "storytoolkitai-70-rtx3060-cuda-not-in-settings.txt": "prose only: the settings and log only in screenshots",
+    "textgen-64-rtx3090-user-site-torch-not-compiled.txt":
+        "a traceback cut before its exception, the message only in the title",
+    "gauhuman-21-illegal-memory-access-cuda-11-4.txt":
+        "an illegal memory access, read as the program's kernel bug, where another CUDA toolkit settled it",
+    "gfpgan-498-face-restoration-runs-on-cpu.txt": "prose only: no output or versions",
+    "musetalk-382-rtx-5090-cu128-mmcv-install-fails-zh.txt": "the mmcv build's error was not pasted",
+    "taichi-2537-wsl2-cuda-not-recognised.txt": "prose only: Taichi on WSL 2, with no output",
     "sparseconvnet-208-rtx3080-cuda10-cublas-failed.txt":
         "a cuBLAS execution failure, with the RTX 3080, cudatoolkit 10.0 and torch 1.3.1 only listed in a sentence",
     "invokeai-2460-device-type-cpu-after-pip-install.txt":
