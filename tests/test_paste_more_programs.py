@@ -27,7 +27,7 @@ def _codes(text: str) -> List[str]:
     return list(_found(text))
 
 
-@pytest.mark.parametrize("text, code", [
+_TORCH_AND_TOOLS = [
     ("[2025-01-02 10:00:00] Transcribe failed: Library cublas64_12.dll is not found or cannot be loaded\n",
      "paste.cuda-lib-missing"),
     ("RuntimeError: Library libcublas.so.12 is not found or cannot be loaded\n", "paste.cuda-lib-missing"),
@@ -48,12 +48,10 @@ def _codes(text: str) -> List[str]:
     ("After a reboot nvidia-smi gives errors saying it can't find the NVIDIA driver.\n", "paste.smi-no-driver"),
     ("ImportError: /opt/conda/lib/python3.8/site-packages/my_ops/_ext.cpython-38-x86_64-linux-gnu.so: undefined "
      "symbol: cudaSetupArgument\n", "paste.extension-toolkit-mismatch"),
-])
-def test_programs_words_are_named(text: str, code: str) -> None:
-    assert code in _codes(text)
+]
 
 
-@pytest.mark.parametrize("text, code", [
+_OTHER_PROGRAMS = [
     ("2024-05-01 [W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 CreateExecutionProviderInstance] Failed to "
      "create CUDAExecutionProvider. Please reference https://onnxruntime.ai/docs/execution-providers/"
      "CUDA-ExecutionProvider.html#requirements to ensure all dependencies are met.\n", "paste.cudnn-missing"),
@@ -93,12 +91,10 @@ def test_programs_words_are_named(text: str, code: str) -> None:
     ("E0101 Loaded runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0.  CuDNN library needs to have matching "
      "major version and equal or higher minor version.\n", "paste.cudnn-version-mismatch"),
     ("docker: Error response from daemon: unknown or invalid runtime name: nvidia.\n", "paste.docker-no-gpu-driver"),
-])
-def test_other_programs_gpu_messages_are_named(text: str, code: str) -> None:
-    assert code in _codes(text)
+]
 
 
-@pytest.mark.parametrize("text, code", [
+_MORE_PROGRAMS = [
     ("run.py: error: argument --execution-providers: invalid choice: 'cuda' (choose from 'cpu')\n",
      "paste.library-cpu-build"),
     ("RuntimeError: /io/build/spconv/build/core_cc/src/csrc/sparse/all/SpconvOps/SpconvOps_get_indice_pairs.cc(65)\n"
@@ -116,12 +112,10 @@ def test_other_programs_gpu_messages_are_named(text: str, code: str) -> None:
     ("Exception: Version mismatch: Open3D needs PyTorch version 1.8.*, but version 2.0.1+cpu is installed!\n",
      "paste.extension-abi"),
     ("Triton only supports CUDA 10.0 or higher, but got CUDA version: 12.4\n", "paste.triton-misreads-cuda"),
-])
-def test_more_programs_words_are_named(text: str, code: str) -> None:
-    assert code in _codes(text)
+]
 
 
-@pytest.mark.parametrize("text, code", [
+_STILL_MORE = [
     ("ModuleNotFoundError: No module named 'fused_layer_norm_cuda'\n", "paste.extension-build-without-cuda"),
     ("ImportError: No module named 'amp_C'\n", "paste.extension-build-without-cuda"),
     ('    raise Exception("CPU version is not implemented")\nException: CPU version is not implemented\n',
@@ -150,20 +144,21 @@ def test_more_programs_words_are_named(text: str, code: str) -> None:
     ("LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.shfl.sync.bfly.i32\n", "paste.gpu-too-old-for-triton"),
     ("RuntimeError: Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU compiler, which is used "
      "as the backend.\n", "paste.gpu-too-old-for-triton"),
-])
-def test_still_more_programs_words_are_named(text: str, code: str) -> None:
-    assert code in _codes(text)
+]
 
 
-@pytest.mark.parametrize("text, code", [
+_YET_MORE = [
     ("Bark prints this message:\nNo GPU being used. Careful\n", "paste.cuda-unavailable"),
     ("ValueError: /io/include/tensorview/tensor.h(171)\ndon't compiled with cuda\n", "paste.library-cpu-build"),
     ("/usr/include/c++/11/bits/std_function.h:435:145: error: parameter packs not expanded with '...':\n",
      "paste.nvcc-host-compiler"),
     ("ERROR: The nvidia kernel module was not created.\n", "paste.kernel-module-missing"),
     ("ImportError: cannot import name '_C' from 'groundingdino'\n", "paste.extension-build-without-cuda"),
-])
-def test_yet_more_programs_words_are_named(text: str, code: str) -> None:
+]
+
+
+@pytest.mark.parametrize("text, code", _TORCH_AND_TOOLS + _OTHER_PROGRAMS + _MORE_PROGRAMS + _STILL_MORE + _YET_MORE)
+def test_the_message_is_named(text: str, code: str) -> None:
     assert code in _codes(text)
 
 
