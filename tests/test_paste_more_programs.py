@@ -94,7 +94,7 @@ _OTHER_PROGRAMS = [
 ]
 
 
-_MORE_PROGRAMS = [
+_BUILDS_AND_CHECKS = [
     ("run.py: error: argument --execution-providers: invalid choice: 'cuda' (choose from 'cpu')\n",
      "paste.library-cpu-build"),
     ("RuntimeError: /io/build/spconv/build/core_cc/src/csrc/sparse/all/SpconvOps/SpconvOps_get_indice_pairs.cc(65)\n"
@@ -115,7 +115,7 @@ _MORE_PROGRAMS = [
 ]
 
 
-_STILL_MORE = [
+_LIBRARIES_AND_LOADERS = [
     ("ModuleNotFoundError: No module named 'fused_layer_norm_cuda'\n", "paste.extension-build-without-cuda"),
     ("ImportError: No module named 'amp_C'\n", "paste.extension-build-without-cuda"),
     ('    raise Exception("CPU version is not implemented")\nException: CPU version is not implemented\n',
@@ -147,7 +147,7 @@ _STILL_MORE = [
 ]
 
 
-_YET_MORE = [
+_EXTENSIONS_AND_INSTALLERS = [
     ("Bark prints this message:\nNo GPU being used. Careful\n", "paste.cuda-unavailable"),
     ("ValueError: /io/include/tensorview/tensor.h(171)\ndon't compiled with cuda\n", "paste.library-cpu-build"),
     ("/usr/include/c++/11/bits/std_function.h:435:145: error: parameter packs not expanded with '...':\n",
@@ -157,7 +157,8 @@ _YET_MORE = [
 ]
 
 
-@pytest.mark.parametrize("text, code", _TORCH_AND_TOOLS + _OTHER_PROGRAMS + _MORE_PROGRAMS + _STILL_MORE + _YET_MORE)
+@pytest.mark.parametrize("text, code", _TORCH_AND_TOOLS + _OTHER_PROGRAMS + _BUILDS_AND_CHECKS + _LIBRARIES_AND_LOADERS
+                         + _EXTENSIONS_AND_INSTALLERS)
 def test_the_message_is_named(text: str, code: str) -> None:
     assert code in _codes(text)
 
