@@ -18,7 +18,7 @@ from gpudoctor.checks.support.driver_missing import (
 )
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.support.driver_advice import insufficient, no_upgrade_helps, upgrade_text
-from gpudoctor.checks.support.paste_notes import inferred_why
+from gpudoctor.checks.support.paste_notes import extras, inferred_why
 from gpudoctor.facts import SMI_UNREAD, DriverSource, Facts, NvmlError
 from gpudoctor.facts.derive import cuda_of_found_version, derived
 from gpudoctor.model import Finding, Fix, Severity
@@ -176,6 +176,32 @@ def _too_old(facts: Facts) -> Optional[Finding]:
     )
 
 
+def _numbers(version: Optional[str]) -> Optional[Tuple[int, ...]]:
+    """A driver version's numbers ("440.100" -> (440, 100)); None when it is not one."""
+    parts = (version or "").split(".")
+    return tuple(int(p) for p in parts) if parts and all(p.isdigit() and len(p) <= 6 for p in parts) else None
+
+
+def _older_than_image(facts: Facts) -> Optional[Finding]:
+    """An NGC image's banner: the image was built for a newer driver than the host's (the banner names both)."""
+    needed = next(iter(extras(facts, "paste.image_driver_min")), None)
+    version = facts.driver.version
+    have, need = _numbers(version), _numbers(needed)
+    if have is None or need is None or have >= need:
+        return None
+    return Finding(
+        code="driver.too-old-for-torch",
+        severity=Severity.ERROR,
+        summary=f"the host's NVIDIA driver {version} is older than the {needed} this container image was built for",
+        detail=f"Observed: driver {version} (the image's banner). Required: driver {needed} or newer, or an image built "
+               "for an older CUDA. Forward compatibility (the image's newer CUDA on an older driver) works only on data "
+               "center GPUs.",
+        fix=Fix(f"Update the host's NVIDIA driver to {needed} or newer, or use an older tag of the image (one built for "
+                "the CUDA this driver supports: nvidia-smi's 'CUDA Version').", ("nvidia-smi",)),
+        evidence=("driver.version", "extra"),
+    )
+
+
 def _smi_unread(facts: Facts) -> bool:
     """collect_env on Linux printed "Could not collect" for both the driver and the GPUs, and torch, a CUDA build,
     answers False: nvidia-smi is missing or reaches no driver."""
@@ -209,7 +235,7 @@ def driver(facts: Facts) -> Iterator[Finding]:
     if _smi_unread(facts):
         yield from no_driver(facts, "collect_env could not read the driver or a GPU: nvidia-smi is missing or fails")
         return
-    too_old = _too_old(facts)
+    too_old = _too_old(facts) or _older_than_image(facts)
     if too_old is not None:
         yield too_old
         return

@@ -367,3 +367,18 @@ def test_a_huawei_ascend_npu_named_alone_is_no_nvidia_gpu_and_points_at_torch_np
     assert a.lead is not None and a.lead.code == "platform.no-nvidia-gpu"
     assert "Ascend" in a.lead.summary and a.lead.fix is not None and "torch_npu" in a.lead.fix.text
     assert "platform.no-nvidia-gpu" not in _codes("An Atlas 300I Pro and an RTX 4090 in one server.\n")
+
+
+@pytest.mark.parametrize("banner", [
+    "ERROR: This container was built for NVIDIA Driver Release 450.36 or later, but\n"
+    "       version 440.100 was detected and compatibility mode is UNAVAILABLE.\n",
+    "ERROR: This container was built for NVIDIA Driver Release 450.36 or later, but version 440.100 was detected and "
+    "compatibility mode is UNAVAILABLE.\n",
+])
+def test_an_ngc_banner_gives_the_host_driver_and_the_one_the_image_needs(banner: str) -> None:
+    facts = load_facts(banner, "in.txt")
+    assert facts.driver.version == "440.100"
+    found = _found(banner)
+    assert "450.36" in found["driver.too-old-for-torch"].summary and "440.100" in found["driver.too-old-for-torch"].summary
+    newer = banner.replace("440.100", "470.82.01").replace("450.36", "460.27")
+    assert "driver.too-old-for-torch" not in _found(newer)

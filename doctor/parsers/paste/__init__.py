@@ -51,6 +51,7 @@ PARSERS: Tuple[Parser, ...] = (  # the catalogue's messages are read first, by `
     keyvalue.one_liners,
     logs.launcher_versions,
     containers.container_runs,
+    containers.ngc_banner,
     wsl.wsl_hints,
     logs.launcher_devices,
     prose.gpu_mentions,

@@ -158,6 +158,33 @@ def _compose_file(segment: Segment) -> Iterator[Observation]:
 _PROSE_COMMAND = re.compile(r"^\s*(?:sudo\s+)?(?:docker|podman)\s+(?:container\s+)?run\s+(?:-{1,2}[\w-]+[= ]?\S*\s+)+\S")
 
 
+# NGC images' entrypoint: "This container was built for NVIDIA Driver Release 450.36 or later, but" and, often on
+# the next line, "version 440.100 was detected and compatibility mode is UNAVAILABLE."
+_NGC_NEEDS = re.compile(r"This container was built for NVIDIA Driver Release (\d{2,3}\.\d{1,3}(?:\.\d{1,3})?) or later,"
+                        r"\s*but\b(?:\s*version (\d{2,3}\.\d{1,3}(?:\.\d{1,3})?) was detected)?")
+_NGC_FOUND = re.compile(r"^\s*version (\d{2,3}\.\d{1,3}(?:\.\d{1,3})?) was detected\b")
+IMAGE_DRIVER = "image_driver_min"  # the driver release an NGC image's banner says it was built for
+
+
+def ngc_banner(segment: Segment) -> Iterator[Observation]:
+    """The driver an NGC image needs and the one it found, as its entrypoint banner says them."""
+    lines = segment.lines
+    for i, line in enumerate(lines):
+        if "Driver Release" not in line.text:
+            continue
+        m = _NGC_NEEDS.search(line.text)
+        if not m:
+            continue
+        yield observe(IMAGE_DRIVER, m.group(1), segment, line, "NGC image banner")
+        found, where = m.group(2), line
+        if found is None and i + 1 < len(lines):
+            below = _NGC_FOUND.match(lines[i + 1].text)
+            found, where = (below.group(1), lines[i + 1]) if below else (None, line)
+        if found:
+            yield observe("driver.version", found, segment, where, "NGC image banner")
+        return
+
+
 def container_runs(segment: Segment) -> Iterator[Observation]:
     """Each container start command and compose service file of a segment, and lines saying no GPU was found."""
     lines = segment.lines
