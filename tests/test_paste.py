@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from gpudoctor.parsers.paste import read_paste
@@ -289,3 +291,15 @@ def test_triple_backticks_closed_on_the_same_line_are_inline_code_not_a_fence() 
     assert body.segments[0].lines[-1].number == 5
     fenced = split("```bash\nnvidia-smi\n```\nafter\n")
     assert [s.kind for s in fenced.segments] == [Kind.FENCE, Kind.PROSE]
+
+
+def test_reading_a_paste_leaves_the_cycle_collector_as_it_found_it() -> None:
+    assert gc.isenabled()
+    read_paste(BODY)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        read_paste(BODY)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -6,8 +6,10 @@ only when no parser found anything, and the caller then says what to paste.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import gc
 import re
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Tuple
@@ -205,8 +207,26 @@ def _readers(body: Body) -> Tuple[Parser, ...]:
     return (reader,) + PARSERS + (_warning_signals,)
 
 
+@contextlib.contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused while a paste is read: reading makes a few objects per line and no cycles, and
+    each collection walks every object still alive, so on a large paste the collector grew faster than the paste."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
 def read_paste(text: str, base: Optional[Facts] = None, base_format: str = "") -> Paste:
     """The facts in ``text``; ``base`` (collect_env or a gpudoctor report found in it) takes precedence."""
+    with _no_cycle_collection():
+        return _read_paste(text, base, base_format)
+
+
+def _read_paste(text: str, base: Optional[Facts], base_format: str) -> Paste:
     body = split(text)
     observations = list(run_all(_readers(body), body.segments))
     observations += prose.answers_above_code(body.segments)
