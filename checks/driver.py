@@ -19,6 +19,7 @@ from gpudoctor.checks.support.driver_missing import (
 from gpudoctor.checks.support import install as _fix
 from gpudoctor.checks.support.driver_advice import insufficient, no_upgrade_helps, upgrade_text
 from gpudoctor.checks.support.paste_notes import extras, inferred_why
+from gpudoctor.compat.drivers import parse_driver
 from gpudoctor.facts import SMI_UNREAD, DriverSource, Facts, NvmlError
 from gpudoctor.facts.derive import cuda_of_found_version, derived
 from gpudoctor.model import Finding, Fix, Severity
@@ -176,17 +177,11 @@ def _too_old(facts: Facts) -> Optional[Finding]:
     )
 
 
-def _numbers(version: Optional[str]) -> Optional[Tuple[int, ...]]:
-    """A driver version's numbers ("440.100" -> (440, 100)); None when it is not one."""
-    parts = (version or "").split(".")
-    return tuple(int(p) for p in parts) if parts and all(p.isdigit() and len(p) <= 6 for p in parts) else None
-
-
 def _older_than_image(facts: Facts) -> Optional[Finding]:
     """An NGC image's banner: the image was built for a newer driver than the host's (the banner names both)."""
     needed = next(iter(extras(facts, "paste.image_driver_min")), None)
     version = facts.driver.version
-    have, need = _numbers(version), _numbers(needed)
+    have, need = parse_driver(version), parse_driver(needed)
     if have is None or need is None or have >= need:
         return None
     return Finding(

@@ -88,18 +88,25 @@ _CUDA_ONLY = frozenset({"library-cpu-build", "not-compiled-with-cuda", "xformers
                         "gpu-unused-unexplained", "nccl-not-built"})
 
 
+_UNAVAILABLE_SAID = ("cuda-unavailable", "gpu-unused-unexplained")  # messages that say CUDA is unavailable, not why
+
+
+def _other_messages(facts: Facts) -> bool:
+    """The paste holds a message besides those that only say CUDA is unavailable."""
+    return any(k == "paste.signature" and v not in _UNAVAILABLE_SAID for k, v in facts.extra)
+
+
 def _mac_symptom(facts: Facts, code: str) -> bool:
     """CUDA said to be unavailable on a Mac, with no other message: the Mac is the answer, even where torch there is
     known to be a build without CUDA (which otherwise explains the symptom)."""
-    others = [v for k, v in facts.extra if k == "paste.signature" and v not in ("cuda-unavailable", "gpu-unused-unexplained")]
-    return (facts.platform.system == "Darwin" and code in ("cuda-unavailable", "gpu-unused-unexplained") and not others
+    return (facts.platform.system == "Darwin" and code in _UNAVAILABLE_SAID and not _other_messages(facts)
             and Source.parse(facts.meta.source) is Source.PASTE)  # collect_env on a Mac says False as a matter of course
 
 
 def _explained(facts: Facts) -> bool:
     """Another message or fact in the paste already says why CUDA is unavailable."""
-    others = [v for k, v in facts.extra if k == "paste.signature" and v not in ("cuda-unavailable", "gpu-unused-unexplained")]
-    return bool(others) or facts.torch.cuda_compiled is False or bool(facts.torch.init_error or facts.torch.import_error)
+    return (_other_messages(facts) or facts.torch.cuda_compiled is False
+            or bool(facts.torch.init_error or facts.torch.import_error))
 
 
 def _float16_on_the_cpu(facts: Facts) -> Optional[Finding]:

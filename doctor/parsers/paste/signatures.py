@@ -4,13 +4,13 @@ exception that ends each Python traceback."""
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 from gpudoctor.parsers.paste.catalogue import BY_SIG, CATALOGUE, IMPORT, Sig, Signature
 from gpudoctor.parsers.paste.observe import Observation, observe
 from gpudoctor.parsers.paste.segments import Line, Segment
 
-__all__ = ["BY_SIG", "CATALOGUE", "Sig", "Signature", "TRACEBACK_CUT", "in_paste", "in_words", "narrowed", "signatures",
+__all__ = ["BY_SIG", "CATALOGUE", "Sig", "Signature", "TRACEBACK_CUT", "in_words", "narrowed", "signatures",
            "tracebacks", "xformers_versions"]
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
@@ -35,20 +35,14 @@ def _first(hits: List[Signature], text: str, lowered: str, span_from: int = -1) 
     return None
 
 
-def in_paste(texts: Iterable[str]) -> Tuple[str, ...]:
-    """The catalogue's pre-test words found anywhere in a paste's lines: a segment can hold no others, so each
-    segment is tested for these few instead of for every word of the catalogue."""
-    return in_words(" ".join(" ".join(texts).lower().split()))
-
-
 def in_words(low: str) -> Tuple[str, ...]:
     """The catalogue's pre-test words in ``low``, a text lowered with its whitespace runs made one space
-    (``Body.words``)."""
+    (``Body.words``): a segment of the paste can hold no others, so each is tested for these few instead of for
+    every word of the catalogue."""
     return tuple(literal for literal in _LITERALS if literal in low)
 
 
 _FRAME = re.compile(r'^\s*File "[^"]+", line \d+, in ')
-_EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception|Warning)\b\s*:")
 
 
 def _raised_last(lines: Sequence[Line], i: int) -> bool:
@@ -60,7 +54,7 @@ def _raised_last(lines: Sequence[Line], i: int) -> bool:
     after = [line.text for line in lines[i + 1:i + 6] if line.text.strip()]
     if after and _FRAME.match(after[0]):
         return False  # a later frame: this one called on, it did not raise
-    return not any(_EXCEPTION_LINE.match(text) for text in after[:3])  # its own exception line, when there, is read
+    return not any(_CONTEXT.match(text) for text in after[:3])  # its own exception line, when there, is read
 
 
 def narrowed(literals: Sequence[str]) -> Tuple[Signature, ...]:
@@ -72,7 +66,7 @@ def narrowed(literals: Sequence[str]) -> Tuple[Signature, ...]:
 def signatures(segment: Segment, literals: Sequence[str] = _LITERALS,
                catalogue: Sequence[Signature] = CATALOGUE) -> Iterator[Observation]:
     """A ``signature`` observation (its value a Sig) for each known message, and the fact it feeds; ``literals``:
-    the pre-test words worth testing (``in_paste`` of the whole paste), by default every one; ``catalogue``: the
+    the pre-test words worth testing (``in_words`` of the whole paste), by default every one; ``catalogue``: the
     messages that can hold them (``narrowed(literals)``), so a segment need not walk the whole catalogue."""
     low = segment.words  # a message wrapped over lines still holds its literal
     present = {literal for literal in literals if literal in low}
